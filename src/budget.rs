@@ -1,0 +1,302 @@
+//! Counting against a budget: each byte tokenized once, and never further than could fit.
+//!
+//! A [`Meter`] measures a piece of text against the room left. It tokenizes in chunks that end
+//! at exact split points (see [`TokenCounter::splits_exactly`]), so the chunk counts add up to
+//! the count of the whole piece, and it stops at the first chunk that overflows the room. What
+//! it saw on the way (exact checkpoints, and the token lengths of the overflowing chunk) is
+//! what the builder needs to cut the piece so that it fits.
+
+use unicode_segmentation::GraphemeCursor;
+
+use crate::tokenizer::TokenCounter;
+
+/// Bytes per token assumed when choosing how much to tokenize next. English runs about 4.5
+/// bytes per token, other scripts fewer; a little under the typical figure means a chunk
+/// usually fits, and the next one is sized to what is left.
+const CHUNK_BYTES_PER_TOKEN: usize = 4;
+
+/// The smallest chunk worth a call into the tokenizer.
+const MIN_CHUNK_BYTES: usize = 64;
+
+/// How the builder treats the first block that does not fit in what is left of the budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum Overflow {
+    /// Cut its content to fill the room left (at a grapheme boundary, preferring a sentence or
+    /// word end), mark it truncated, and stop. It is left out instead when less than the
+    /// builder's [`min_truncated_tokens`](crate::ContextBuilder::min_truncated_tokens) would be
+    /// left for its content.
+    #[default]
+    Truncate,
+    /// Leave it and every lower-ranked block out.
+    Stop,
+    /// Leave it out and keep trying lower-ranked blocks.
+    Skip,
+}
+
+/// Measures text against a budget, keeping what it learned for a cut.
+pub(crate) struct Meter<'t> {
+    tokenizer: &'t dyn TokenCounter,
+    /// Exact split points of the last measured text, with the exact count before each,
+    /// ascending; always starts with `(0, 0)`.
+    checkpoints: Vec<(usize, usize)>,
+    /// Token lengths of the last measured text from its last checkpoint on, as far as it was
+    /// tokenized (set when it overflowed).
+    lengths: Vec<u32>,
+    /// Bytes handed to the tokenizer so far, for tests and benchmarks.
+    pub(crate) bytes_tokenized: usize,
+}
+
+impl<'t> Meter<'t> {
+    pub(crate) fn new(tokenizer: &'t dyn TokenCounter) -> Self {
+        Meter {
+            tokenizer,
+            checkpoints: Vec::new(),
+            lengths: Vec::new(),
+            bytes_tokenized: 0,
+        }
+    }
+
+    /// Counts `text` exactly (no budget).
+    pub(crate) fn count(&mut self, text: &str) -> usize {
+        self.bytes_tokenized += text.len();
+        self.tokenizer.count(text)
+    }
+
+    fn tokenize(&mut self, text: &str) -> usize {
+        self.bytes_tokenized += text.len();
+        self.lengths.clear();
+        self.tokenizer.token_lengths(text, &mut self.lengths);
+        self.lengths.len()
+    }
+
+    /// The exact token count of `text` if it is at most `room`; `None` if it is more. Either
+    /// way, no more of `text` is tokenized than could fit in `room`, plus one chunk.
+    pub(crate) fn measure(&mut self, text: &str, room: usize) -> Option<usize> {
+        self.checkpoints.clear();
+        self.checkpoints.push((0, 0));
+        self.lengths.clear();
+        let max_token = self.tokenizer.max_token_bytes().max(1);
+        let max_call = self.tokenizer.max_call_bytes().max(MIN_CHUNK_BYTES);
+        let (mut pos, mut used) = (0, 0);
+        loop {
+            if pos == text.len() {
+                return Some(used);
+            }
+            let remaining = room - used;
+            // Text longer than this cannot fit even if every token were as long as the longest.
+            let reach = remaining
+                .saturating_add(1)
+                .saturating_mul(max_token)
+                .min(max_call);
+            let want = remaining
+                .saturating_mul(CHUNK_BYTES_PER_TOKEN)
+                .clamp(MIN_CHUNK_BYTES, max_call);
+            let end = if text.len() - pos <= want {
+                Some(text.len())
+            } else {
+                self.split_near(text, pos, pos + want)
+            };
+            let Some(end) = end else {
+                return self.probe(text, pos, used, room, want, reach);
+            };
+            let n = self.tokenize(&text[pos..end]);
+            if used + n > room {
+                return None;
+            }
+            used += n;
+            pos = end;
+            self.checkpoints.push((pos, used));
+        }
+    }
+
+    /// Measures from `pos` where no exact split is near: tokenizes ever longer prefixes until
+    /// one overflows, reaches the end, or covers all that could fit.
+    fn probe(
+        &mut self,
+        text: &str,
+        pos: usize,
+        used: usize,
+        room: usize,
+        want: usize,
+        reach: usize,
+    ) -> Option<usize> {
+        let mut size = want;
+        loop {
+            let end = text.floor_char_boundary((pos + size.min(reach)).min(text.len()));
+            let end = if end == pos {
+                text.ceil_char_boundary(pos + 1)
+            } else {
+                end
+            };
+            let n = self.tokenize(&text[pos..end]);
+            if end == text.len() && used + n <= room {
+                self.checkpoints.push((end, used + n));
+                self.lengths.clear();
+                return Some(used + n);
+            }
+            if used + n > room || size >= reach {
+                return None;
+            }
+            size = size.saturating_mul(4);
+        }
+    }
+
+    /// An exact split point in `(pos, text.len())` near `target`: the last one at or before
+    /// it, else the first one after it within as far again.
+    fn split_near(&self, text: &str, pos: usize, target: usize) -> Option<usize> {
+        let target = text.floor_char_boundary(target);
+        let exact = |at: &usize| self.tokenizer.splits_exactly(text, *at);
+        let back = text[pos..target]
+            .char_indices()
+            .rev()
+            .map(|(i, _)| pos + i)
+            .take_while(|&at| at > pos)
+            .find(exact);
+        back.or_else(|| {
+            let limit = text.floor_char_boundary((target + (target - pos)).min(text.len()));
+            text[target..limit]
+                .char_indices()
+                .map(|(i, _)| target + i)
+                .find(exact)
+        })
+    }
+
+    /// After [`measure`](Self::measure) overflowed: the furthest byte position of the measured
+    /// text up to which its tokens, plus `reserve`, stay within `room`, by the counts seen.
+    pub(crate) fn estimate_cut(&self, room: usize, reserve: usize) -> usize {
+        let &(pos, used) = self.checkpoints.last().expect("starts with (0, 0)");
+        if used + reserve >= room {
+            // The last chunk adds nothing; step back to the last checkpoint that leaves room.
+            return self
+                .checkpoints
+                .iter()
+                .rev()
+                .find(|&&(_, u)| u + reserve <= room)
+                .map_or(0, |&(p, _)| p);
+        }
+        let mut end = pos;
+        for &len in self.lengths.iter().take(room - reserve - used) {
+            end += len as usize;
+        }
+        end
+    }
+
+    /// Bytes per token seen in the overflowing chunk, for stepping back from an overshoot.
+    pub(crate) fn bytes_per_token(&self) -> usize {
+        let bytes: usize = self.lengths.iter().map(|&l| l as usize).sum();
+        bytes.checked_div(self.lengths.len()).unwrap_or(4).max(1)
+    }
+
+    /// Counts `text` exactly, reusing the checkpoints of `measured` (the text last measured):
+    /// only the part after the last checkpoint the two texts share is tokenized.
+    pub(crate) fn count_reusing(&mut self, measured: &str, text: &str) -> usize {
+        let shared = self.checkpoints.iter().rev().copied().find(|&(at, _)| {
+            at == 0
+                || (at < text.len()
+                    && text.as_bytes()[..at] == measured.as_bytes()[..at]
+                    && self.tokenizer.splits_exactly(text, at))
+        });
+        let (at, used) = shared.unwrap_or((0, 0));
+        used + self.count(&text[at..])
+    }
+}
+
+/// Where to cut `content` so that at most `max` bytes of it are kept: a grapheme boundary,
+/// moved back to the end of a sentence or word when one is close, with trailing whitespace
+/// dropped.
+pub(crate) fn cut_point(content: &str, max: usize) -> usize {
+    let max = content.floor_char_boundary(max.min(content.len()));
+    let grapheme = if is_grapheme_boundary(content, max) {
+        max
+    } else {
+        GraphemeCursor::new(max, content.len(), true)
+            .prev_boundary(content, 0)
+            .ok()
+            .flatten()
+            .unwrap_or(0)
+    };
+    // "Close" is the last fifth of what is kept, or 64 bytes: stepping back further would
+    // waste budget.
+    let window_start = grapheme - (grapheme / 5).max(64).min(grapheme);
+    let mut chars = content[..grapheme].char_indices().rev().peekable();
+    let mut sentence_end = None;
+    let mut word_end = None;
+    while let Some((i, c)) = chars.next() {
+        let Some(&(_, before)) = chars.peek() else { break };
+        if i < window_start {
+            break;
+        }
+        if c.is_whitespace() && !before.is_whitespace() {
+            word_end.get_or_insert(i);
+            if matches!(before, '.' | '!' | '?' | '。' | '！' | '？' | '…') {
+                sentence_end = Some(i);
+                break;
+            }
+        }
+    }
+    // Whitespace nearly always starts a grapheme, but not after a prepended mark such as
+    // U+0600, so every candidate is checked.
+    [sentence_end, word_end, Some(grapheme)]
+        .into_iter()
+        .flatten()
+        .map(|end| content[..end].trim_end().len())
+        .find(|&end| is_grapheme_boundary(content, end))
+        .unwrap_or(grapheme)
+}
+
+fn is_grapheme_boundary(text: &str, at: usize) -> bool {
+    text.is_char_boundary(at)
+        && GraphemeCursor::new(at, text.len(), true)
+            .is_boundary(text, 0)
+            .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Encoding;
+
+    #[test]
+    fn measure_matches_count_when_it_fits() {
+        let text = "The quick brown fox jumps over the lazy dog. ".repeat(200);
+        let mut meter = Meter::new(&Encoding::Cl100kBase);
+        let n = Encoding::Cl100kBase.count(&text);
+        assert_eq!(meter.measure(&text, n), Some(n));
+        assert_eq!(meter.measure(&text, n - 1), None);
+    }
+
+    #[test]
+    fn measure_stops_near_the_room() {
+        let text = "The quick brown fox jumps over the lazy dog. ".repeat(2000);
+        let mut meter = Meter::new(&Encoding::O200kBase);
+        assert_eq!(meter.measure(&text, 100), None);
+        // 100 tokens are about 450 bytes; the meter may look one chunk further.
+        assert!(meter.bytes_tokenized < 1000, "{}", meter.bytes_tokenized);
+    }
+
+    #[test]
+    fn cut_prefers_sentence_then_word_end() {
+        let text = "One two three. Four five six seven";
+        assert_eq!(&text[..cut_point(text, 17)], "One two three.");
+        let long = format!("{} {}", "word ".repeat(40), "x".repeat(80));
+        // The sentence end is too far back; the last word end is close.
+        assert_eq!(cut_point(&long, 250), 199);
+        assert_eq!(&text[..cut_point(text, 8)], "One two");
+        assert_eq!(&text[..cut_point(text, 9)], "One two");
+        // No whitespace: a grapheme boundary, never inside the cluster.
+        let family = "👨‍👩‍👧‍👦👨‍👩‍👧‍👦";
+        let cut = cut_point(family, 30);
+        assert_eq!(cut, family.len() / 2);
+    }
+
+    #[test]
+    fn cut_never_splits_combining_marks() {
+        let text = "e\u{301}e\u{301}e\u{301}";
+        for max in 0..=text.len() {
+            let cut = cut_point(text, max);
+            assert!(cut % 3 == 0, "cut {cut} for {max}");
+        }
+    }
+}

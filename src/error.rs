@@ -1,0 +1,76 @@
+//! Errors: what went wrong, and where.
+
+/// Everything that can go wrong when configuring a builder or reading results.
+///
+/// Assembling never fails for reasons of content: any text, score or size is handled. Errors
+/// come from configuration that can never produce a valid context (a header that alone is
+/// over the budget) and from input that is not a valid list of results.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// An encoding name other than `o200k_base`, `cl100k_base`, `p50k_base` or `r50k_base`.
+    #[error("unknown encoding `{name}` (expected o200k_base, cl100k_base, p50k_base or r50k_base)")]
+    UnknownEncoding {
+        /// The name given.
+        name: String,
+    },
+    /// A model name whose encoding is unknown.
+    #[error("unknown model `{model}`: no known encoding (name an encoding instead)")]
+    UnknownModel {
+        /// The name given.
+        model: String,
+    },
+    /// A format name other than the built-in ones.
+    #[error("unknown format `{name}` (expected plain or xml)")]
+    UnknownFormat {
+        /// The name given.
+        name: String,
+    },
+    /// The header alone takes more tokens than the budget.
+    #[error("the header takes {header_tokens} tokens, more than the budget of {budget}")]
+    HeaderOverBudget {
+        /// Tokens the header takes.
+        header_tokens: usize,
+        /// The budget.
+        budget: usize,
+    },
+    /// The minimum size of a truncated block is larger than the budget, so the setting can
+    /// never be met.
+    #[error("the minimum truncated block of {min_tokens} tokens is larger than the budget of {budget}")]
+    MinTruncatedOverBudget {
+        /// The configured minimum.
+        min_tokens: usize,
+        /// The budget.
+        budget: usize,
+    },
+    /// The minimum score is NaN, which no score passes or fails meaningfully.
+    #[error("the minimum score is NaN")]
+    NanMinScore,
+    /// The input is not a JSON array of results.
+    #[error("line {line}, column {column}: {message}")]
+    Json {
+        /// 1-based line of the problem.
+        line: usize,
+        /// 1-based column of the problem.
+        column: usize,
+        /// What is wrong there.
+        message: String,
+    },
+}
+
+impl From<serde_json::Error> for Error {
+    fn from(err: serde_json::Error) -> Error {
+        // serde_json appends " at line L column C" to its message; the position has fields
+        // of its own here, so keep only the description.
+        let message = err.to_string();
+        let message = match message.rfind(" at line ") {
+            Some(at) => message[..at].to_string(),
+            None => message,
+        };
+        Error::Json {
+            line: err.line(),
+            column: err.column(),
+            message,
+        }
+    }
+}

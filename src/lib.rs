@@ -1,0 +1,18 @@
+#![doc = include_str!("../README.md")]
+#![deny(missing_docs)]
+
+mod budget;
+mod builder;
+mod context;
+mod error;
+mod format;
+mod record;
+mod tokenizer;
+
+pub use budget::Overflow;
+pub use builder::{ContextBuilder, Duplicates};
+pub use context::{AssembledContext, Citation, OmitReason, Omission};
+pub use error::Error;
+pub use format::{BlockHead, Format, PlainFormat, XmlFormat, push_line, push_xml_text};
+pub use record::{MentorRagResult, Metadata, parse_results};
+pub use tokenizer::{Encoding, TokenCounter, openai_splits_exactly};
