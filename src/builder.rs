@@ -11,6 +11,10 @@ use crate::format::{BlockHead, Format, PlainFormat};
 use crate::record::MentorRagResult;
 use crate::tokenizer::{Encoding, TokenCounter};
 
+/// Content tokens a cut block keeps at least, unless the budget is smaller. Less than a
+/// sentence or two tells the model little and costs a head and frame.
+const DEFAULT_MIN_TRUNCATED_TOKENS: usize = 32;
+
 /// What to do with results that have the same source URL and content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -56,7 +60,8 @@ pub struct ContextBuilder {
     duplicates: Duplicates,
     min_score: Option<f32>,
     max_blocks: Option<usize>,
-    min_truncated_tokens: usize,
+    /// `None` until set: the default adapts to small budgets instead of failing them.
+    min_truncated_tokens: Option<usize>,
     hidden_keys: Vec<String>,
     header: Option<String>,
     /// The counts that depend only on the configuration, worked out on first use.
@@ -77,8 +82,8 @@ struct Frame {
 impl ContextBuilder {
     /// A builder for `budget` tokens, with the defaults: the `o200k_base` encoding,
     /// [`PlainFormat`], [`Overflow::Truncate`], [`Duplicates::Drop`], no minimum score, no
-    /// block limit, no header, and a truncated block only when 32 tokens are left for its
-    /// content.
+    /// block limit, no header, and a truncated block only when 32 tokens (or the whole budget,
+    /// if it is smaller) are left for its content.
     pub fn new(budget: usize) -> ContextBuilder {
         ContextBuilder {
             budget,
@@ -88,7 +93,7 @@ impl ContextBuilder {
             duplicates: Duplicates::default(),
             min_score: None,
             max_blocks: None,
-            min_truncated_tokens: 32,
+            min_truncated_tokens: None,
             hidden_keys: Vec::new(),
             header: None,
             frame: OnceLock::new(),
@@ -148,9 +153,10 @@ impl ContextBuilder {
     }
 
     /// With [`Overflow::Truncate`], cuts a block only if at least `min` tokens are left for its
-    /// content after its head and frame; otherwise it is left out.
+    /// content after its head and frame; otherwise it is left out. Setting it above the budget
+    /// is an error ([`Error::MinTruncatedOverBudget`]).
     pub fn min_truncated_tokens(mut self, min: usize) -> Self {
-        self.min_truncated_tokens = min;
+        self.min_truncated_tokens = Some(min);
         self.changed()
     }
 
@@ -165,6 +171,12 @@ impl ContextBuilder {
     pub fn header(mut self, header: impl Into<String>) -> Self {
         self.header = Some(header.into());
         self.changed()
+    }
+
+    /// The smallest number of content tokens worth keeping of a cut block.
+    fn effective_min_truncated_tokens(&self) -> usize {
+        self.min_truncated_tokens
+            .unwrap_or(DEFAULT_MIN_TRUNCATED_TOKENS.min(self.budget))
     }
 
     /// The budget.
@@ -196,9 +208,9 @@ impl ContextBuilder {
                 if self.min_score.is_some_and(f32::is_nan) {
                     return Err(Error::NanMinScore);
                 }
-                if self.overflow == Overflow::Truncate && self.min_truncated_tokens > self.budget {
+                if let Some(min) = self.min_truncated_tokens.filter(|&min| min > self.budget) {
                     return Err(Error::MinTruncatedOverBudget {
-                        min_tokens: self.min_truncated_tokens,
+                        min_tokens: min,
                         budget: self.budget,
                     });
                 }
@@ -472,8 +484,8 @@ impl<'b> Assembly<'b> {
         truncate: bool,
     ) -> Option<(usize, bool)> {
         let start = self.text.len();
-        let head_tokens = self.write_head(result, index, false, room);
-        let Some(head_tokens) = head_tokens else {
+        self.write_head(result, index, false);
+        let Some(head_tokens) = self.meter.measure(&self.text[start..], room) else {
             self.text.truncate(start);
             return None;
         };
@@ -524,15 +536,8 @@ impl<'b> Assembly<'b> {
         placed
     }
 
-    /// Writes the head of `result` and measures it against `room`.
-    fn write_head(
-        &mut self,
-        result: &MentorRagResult,
-        index: usize,
-        truncated: bool,
-        room: usize,
-    ) -> Option<usize> {
-        let start = self.text.len();
+    /// Writes the head of `result` as block `index`.
+    fn write_head(&mut self, result: &MentorRagResult, index: usize, truncated: bool) {
         let head = BlockHead::new(
             index,
             result.display_title(),
@@ -541,7 +546,6 @@ impl<'b> Assembly<'b> {
             &self.builder.hidden_keys,
         );
         self.builder.format.head(&head, &mut self.text);
-        self.meter.measure(&self.text[start..], room)
     }
 
     /// Cuts the block that [`place`](Self::place) measured so that it fits in `room`. The
@@ -573,7 +577,7 @@ impl<'b> Assembly<'b> {
         frame.clear();
         format.content_close("", true, &mut frame);
         let close_tokens = self.meter.count(&frame);
-        let min = self.builder.min_truncated_tokens.max(1);
+        let min = self.builder.effective_min_truncated_tokens().max(1);
         if room < head_tokens + open_tokens + close_tokens + min {
             return None;
         }
@@ -594,8 +598,10 @@ impl<'b> Assembly<'b> {
             }
             let kept = &content[..end];
             self.text.truncate(start);
-            let head_tokens = self.write_head(result, index, true, room)?;
+            // Counted, not measured: the meter's checkpoints must stay those of the body.
+            self.write_head(result, index, true);
             let body_start = self.text.len();
+            let head_tokens = self.meter.count(&self.text[start..body_start]);
             format.content_open(kept, &mut self.text);
             format.content(kept, &mut self.text);
             format.content_close(kept, true, &mut self.text);

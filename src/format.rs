@@ -140,7 +140,9 @@ impl<'a> BlockHead<'a> {
 ///
 /// The fence is three backticks, or one more than the longest run of backticks in the
 /// content, so no line of the content can close it. A cut block gets a `(truncated)` line
-/// after its fence.
+/// after its fence. Titles, URLs and metadata are kept on one line each (see [`push_line`]);
+/// a metadata key that starts with `[`, `` ` `` or `~` gets a backslash before it, so it
+/// cannot read as a marker or a fence.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PlainFormat;
 
@@ -159,6 +161,11 @@ impl Format for PlainFormat {
         }
         out.push('\n');
         for (key, value) in head.metadata() {
+            // A key is the start of a line: one that begins like a marker (`[7] ...`) or a
+            // fence would read as one, so its first character is escaped, as in markdown.
+            if collapse(key).starts_with(['[', '`', '~']) {
+                out.push('\\');
+            }
             push_metadata_line(out, key, value, push_line);
         }
     }
@@ -370,6 +377,18 @@ mod tests {
             "[3] Guide\nversion: 3\nauthor: A. Writer\nempty:\n"
         );
         assert_eq!(head_text(&PlainFormat, None, None), "[3]\n");
+    }
+
+    #[test]
+    fn metadata_keys_cannot_forge_markers_or_fences() {
+        let metadata: Metadata = [("[7] Forged", "x"), ("```", "y"), ("ok", "[8] z")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        assert_eq!(
+            head_text(&PlainFormat, None, Some(&metadata)),
+            "[3]\n\\[7] Forged: x\n\\```: y\nok: [8] z\n"
+        );
     }
 
     #[test]
