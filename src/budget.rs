@@ -139,7 +139,11 @@ impl<'t> Meter<'t> {
             if used + n > room || size >= reach {
                 return None;
             }
+            // Grow fourfold, but jump to the end rather than take a last small step.
             size = size.saturating_mul(4);
+            if size.saturating_mul(2) > reach {
+                size = reach;
+            }
         }
     }
 

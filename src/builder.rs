@@ -511,8 +511,9 @@ impl<'b> Assembly<'b> {
                     return Some((head_tokens + tokens, false));
                 }
                 Some(_) if limit < reach => {
-                    // All of this prefix fits; render more and measure again.
-                    limit = limit.saturating_mul(4).min(reach);
+                    // All of this prefix fits: the content is unusually dense (long runs of
+                    // whitespace, say). Render all that could possibly fit and measure again.
+                    limit = reach;
                     self.text.truncate(body_start);
                 }
                 _ => break (prefix.len(), content_offset),

@@ -154,9 +154,11 @@ pub enum Encoding {
 const OPENAI_MAX_TOKEN_BYTES: usize = 128;
 
 /// tiktoken-rs 0.12.1 panics (a fancy-regex backtrack limit, unwrapped inside
-/// `encode_ordinary`) on a run of about a million whitespace characters with o200k. Handing it
-/// at most this many bytes at a time keeps every run below that.
-const OPENAI_MAX_CALL_BYTES: usize = 256 * 1024;
+/// `encode_ordinary`) on a run of about a million whitespace characters with o200k, and long
+/// runs without a break are slow (64 KiB of spaces takes about 16 ms). Handing it at most
+/// this many bytes at a time keeps every run far below the limit and every call short. Text
+/// is split for it only at exact split points, so this bounds only a stretch without any.
+const OPENAI_MAX_CALL_BYTES: usize = 64 * 1024;
 
 impl Encoding {
     /// Every encoding, in a fixed order.

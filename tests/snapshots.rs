@@ -1,0 +1,96 @@
+//! Snapshot tests: every request file in `fixtures/`, in every format, at a few budgets. The
+//! invariants are asserted before each snapshot, so a snapshot never records a broken context.
+
+mod common;
+
+use std::fmt::Write;
+
+use mentor_context::{AssembledContext, ContextBuilder, Encoding, XmlFormat, parse_results};
+
+/// Budgets that cut inside the first block, a few blocks in, and most of a fixture.
+const BUDGETS: [usize; 3] = [80, 400, 2000];
+
+fn report(context: &AssembledContext) -> String {
+    let mut out = String::new();
+    writeln!(out, "tokens: {} of {}", context.token_count, context.budget).unwrap();
+    for c in &context.citations {
+        writeln!(
+            out,
+            "[{}] {} | {} | score {} | {} tokens{}",
+            c.index,
+            c.title.as_deref().unwrap_or("-"),
+            c.source_url.as_deref().unwrap_or("-"),
+            c.score,
+            c.token_count,
+            if c.truncated { " | truncated" } else { "" }
+        )
+        .unwrap();
+    }
+    for o in &context.omitted {
+        writeln!(
+            out,
+            "omitted: {} | score {} | {}",
+            o.title.as_deref().unwrap_or("-"),
+            o.score,
+            o.reason
+        )
+        .unwrap();
+    }
+    out.push_str("---\n");
+    out.push_str(&context.text);
+    out
+}
+
+#[test]
+fn fixtures() {
+    insta::glob!("../fixtures", "*.json", |path| {
+        let name = path.file_stem().unwrap().to_str().unwrap();
+        // The 50-result bench files are for throughput, not for reading.
+        if name.starts_with("bench-") {
+            return;
+        }
+        let json = std::fs::read_to_string(path).unwrap();
+        let results = parse_results(&json).unwrap();
+        for xml in [false, true] {
+            for budget in BUDGETS {
+                let mut builder = ContextBuilder::new(budget).encoding(Encoding::O200kBase);
+                if xml {
+                    builder = builder.format(XmlFormat);
+                }
+                let context = builder.assemble(&results).unwrap();
+                common::check_invariants(&context, &results, &Encoding::O200kBase, xml, None);
+                let format = if xml { "xml" } else { "plain" };
+                insta::assert_snapshot!(format!("{name}-{format}-{budget}"), report(&context));
+            }
+        }
+    });
+}
+
+/// The wire form is the .NET record's: every fixture reads and writes back to the same JSON
+/// values.
+#[test]
+fn fixtures_round_trip_through_the_wire_form() {
+    insta::glob!("../fixtures", "*.json", |path| {
+        let json = std::fs::read_to_string(path).unwrap();
+        let results = parse_results(&json).unwrap();
+        let written: serde_json::Value = serde_json::to_value(&results).unwrap();
+        let mut original: serde_json::Value = serde_json::from_str(&json).unwrap();
+        // A missing optional field and `null` mean the same; .NET writes `null`.
+        for record in original.as_array_mut().unwrap() {
+            let record = record.as_object_mut().unwrap();
+            for key in ["sourceUrl", "title", "metadata"] {
+                record.entry(key).or_insert(serde_json::Value::Null);
+            }
+        }
+        assert_eq!(written, normalise_numbers(original));
+    });
+}
+
+/// Scores are 32-bit floats: compare them as such.
+fn normalise_numbers(mut value: serde_json::Value) -> serde_json::Value {
+    for record in value.as_array_mut().unwrap() {
+        let score = record["score"].as_f64().unwrap() as f32;
+        record["score"] = serde_json::to_value(score).unwrap();
+    }
+    value
+}
