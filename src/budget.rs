@@ -8,6 +8,7 @@
 
 use unicode_segmentation::GraphemeCursor;
 
+use crate::cache::TokenCache;
 use crate::tokenizer::TokenCounter;
 
 /// Bytes per token assumed when choosing how much to tokenize next. English runs about 4.5
@@ -35,25 +36,34 @@ pub enum Overflow {
     Skip,
 }
 
+/// Tokens between the checkpoints the meter records inside a chunk. A cut re-tokenizes from
+/// the last checkpoint before it, so this bounds that work; recording costs a test per token
+/// end, far less than tokenizing.
+const CHECKPOINT_EVERY: usize = 32;
+
 /// Measures text against a budget, keeping what it learned for a cut.
 pub(crate) struct Meter<'t> {
     tokenizer: &'t dyn TokenCounter,
+    cache: Option<&'t TokenCache>,
     /// Exact split points of the last measured text, with the exact count before each,
     /// ascending; always starts with `(0, 0)`.
     checkpoints: Vec<(usize, usize)>,
-    /// Token lengths of the last measured text from its last checkpoint on, as far as it was
-    /// tokenized (set when it overflowed).
+    /// Token lengths of the last chunk tokenized, which starts at `lengths_start`.
     lengths: Vec<u32>,
+    /// Where the chunk in `lengths` starts, and the exact count before it.
+    lengths_start: (usize, usize),
     /// Bytes handed to the tokenizer so far, for tests and benchmarks.
     pub(crate) bytes_tokenized: usize,
 }
 
 impl<'t> Meter<'t> {
-    pub(crate) fn new(tokenizer: &'t dyn TokenCounter) -> Self {
+    pub(crate) fn new(tokenizer: &'t dyn TokenCounter, cache: Option<&'t TokenCache>) -> Self {
         Meter {
             tokenizer,
+            cache,
             checkpoints: Vec::new(),
             lengths: Vec::new(),
+            lengths_start: (0, 0),
             bytes_tokenized: 0,
         }
     }
@@ -64,10 +74,31 @@ impl<'t> Meter<'t> {
         self.tokenizer.count(text)
     }
 
-    fn tokenize(&mut self, text: &str) -> usize {
-        self.bytes_tokenized += text.len();
+    /// Tokenizes `text[pos..end]`, whose exact count before `pos` is `used`, and records
+    /// checkpoints inside it up to `room` tokens. Returns its token count.
+    fn tokenize(&mut self, text: &str, pos: usize, end: usize, used: usize, room: usize) -> usize {
+        self.bytes_tokenized += end - pos;
         self.lengths.clear();
-        self.tokenizer.token_lengths(text, &mut self.lengths);
+        self.lengths_start = (pos, used);
+        self.tokenizer.token_lengths(&text[pos..end], &mut self.lengths);
+        // Token ends include every piece end, so at an exact split the tokens before it are
+        // exactly the count of the text before it.
+        let (mut at, mut count, mut since) = (pos, used, 0);
+        for &len in &self.lengths {
+            at += len as usize;
+            count += 1;
+            since += 1;
+            if count > room || at >= end {
+                break;
+            }
+            if since >= CHECKPOINT_EVERY
+                && text.is_char_boundary(at)
+                && self.tokenizer.splits_exactly(text, at)
+            {
+                self.checkpoints.push((at, count));
+                since = 0;
+            }
+        }
         self.lengths.len()
     }
 
@@ -77,9 +108,47 @@ impl<'t> Meter<'t> {
         self.checkpoints.clear();
         self.checkpoints.push((0, 0));
         self.lengths.clear();
+        self.lengths_start = (0, 0);
+        let Some(cache) = self.cache else {
+            return self.measure_from(text, room, 0, 0);
+        };
+        let name = self.tokenizer.name();
+        let known = cache.get(name, text);
+        if let Some(entry) = &known {
+            if let Some(total) = entry.total.filter(|&t| t <= room) {
+                return Some(total);
+            }
+            // Start from the furthest checkpoint that still fits.
+            self.checkpoints.clear();
+            self.checkpoints
+                .extend(entry.checkpoints.iter().take_while(|&&(_, used)| used <= room));
+            if entry.total.is_some() && entry.checkpoints.len() > self.checkpoints.len() {
+                // Known not to fit, and known checkpoints beyond the room: tokenize only the
+                // stretch up to the next checkpoint, for the cut.
+                let (pos, used) = *self.checkpoints.last().expect("starts with (0, 0)");
+                let end = entry.checkpoints[self.checkpoints.len()].0;
+                self.tokenize(text, pos, end, used, room);
+                return None;
+            }
+        }
+        let (pos, used) = *self.checkpoints.last().expect("starts with (0, 0)");
+        let learned_from = self.checkpoints.len();
+        let measured = self.measure_from(text, room, pos, used);
+        if known.is_none() || self.checkpoints.len() > learned_from || measured.is_some() {
+            cache.put(name, text, measured, &self.checkpoints);
+        }
+        measured
+    }
+
+    fn measure_from(
+        &mut self,
+        text: &str,
+        room: usize,
+        mut pos: usize,
+        mut used: usize,
+    ) -> Option<usize> {
         let max_token = self.tokenizer.max_token_bytes().max(1);
         let max_call = self.tokenizer.max_call_bytes().max(MIN_CHUNK_BYTES);
-        let (mut pos, mut used) = (0, 0);
         loop {
             if pos == text.len() {
                 return Some(used);
@@ -101,7 +170,7 @@ impl<'t> Meter<'t> {
             let Some(end) = end else {
                 return self.probe(text, pos, used, room, want, reach);
             };
-            let n = self.tokenize(&text[pos..end]);
+            let n = self.tokenize(text, pos, end, used, room);
             if used + n > room {
                 return None;
             }
@@ -130,10 +199,11 @@ impl<'t> Meter<'t> {
             } else {
                 end
             };
-            let n = self.tokenize(&text[pos..end]);
+            // The end of a probe is no exact split, so checkpoints inside it would be wrong
+            // once the text goes on: record none.
+            let n = self.tokenize(text, pos, end, used, 0);
             if end == text.len() && used + n <= room {
                 self.checkpoints.push((end, used + n));
-                self.lengths.clear();
                 return Some(used + n);
             }
             if used + n > room || size >= reach {
@@ -167,30 +237,28 @@ impl<'t> Meter<'t> {
         })
     }
 
-    /// After [`measure`](Self::measure) overflowed: the furthest byte position of the measured
-    /// text up to which its tokens, plus `reserve`, stay within `room`, by the counts seen.
-    pub(crate) fn estimate_cut(&self, room: usize, reserve: usize) -> usize {
-        let &(pos, used) = self.checkpoints.last().expect("starts with (0, 0)");
-        if used + reserve >= room {
-            // The last chunk adds nothing; step back to the last checkpoint that leaves room.
-            return self
-                .checkpoints
-                .iter()
-                .rev()
-                .find(|&&(_, u)| u + reserve <= room)
-                .map_or(0, |&(p, _)| p);
+    /// After [`measure`](Self::measure) overflowed on `text`: the byte position where the
+    /// first `n` tokens of `text` end (or where the measured part ends, if that is sooner).
+    ///
+    /// Tokens between exact split points are the same whichever split the tokenizing started
+    /// from, so the answer depends only on the text, never on what the meter happened to see
+    /// (a cache hit starts from a different checkpoint than a cold run): cuts are the same
+    /// with or without a cache.
+    pub(crate) fn token_end(&mut self, text: &str, n: usize) -> usize {
+        let (start, used) = self.lengths_start;
+        if n < used {
+            // Re-tokenize the stretch from the last checkpoint at or before token `n` to the
+            // next one; with room 0 no checkpoints are recorded, so the list stays as is.
+            let i = self.checkpoints.partition_point(|&(_, u)| u <= n) - 1;
+            let (from, before) = self.checkpoints[i];
+            let to = self.checkpoints.get(i + 1).map_or(start, |&(p, _)| p);
+            self.tokenize(text, from, to, before, 0);
         }
-        let mut end = pos;
-        for &len in self.lengths.iter().take(room - reserve - used) {
+        let (mut end, used) = self.lengths_start;
+        for &len in self.lengths.iter().take(n.saturating_sub(used)) {
             end += len as usize;
         }
         end
-    }
-
-    /// Bytes per token seen in the overflowing chunk, for stepping back from an overshoot.
-    pub(crate) fn bytes_per_token(&self) -> usize {
-        let bytes: usize = self.lengths.iter().map(|&l| l as usize).sum();
-        bytes.checked_div(self.lengths.len()).unwrap_or(4).max(1)
     }
 
     /// Counts `text` exactly, reusing the checkpoints of `measured` (the text last measured):
@@ -221,9 +289,9 @@ pub(crate) fn cut_point(content: &str, max: usize) -> usize {
             .flatten()
             .unwrap_or(0)
     };
-    // "Close" is the last fifth of what is kept, or 64 bytes: stepping back further would
-    // waste budget.
-    let window_start = grapheme - (grapheme / 5).max(64).min(grapheme);
+    // "Close" is the last tenth of what is kept, between 64 and 256 bytes: stepping back
+    // further would waste budget for a tidier end.
+    let window_start = grapheme - (grapheme / 10).clamp(64, 256).min(grapheme);
     let mut chars = content[..grapheme].char_indices().rev().peekable();
     let mut sentence_end = None;
     let mut word_end = None;
@@ -265,7 +333,7 @@ mod tests {
     #[test]
     fn measure_matches_count_when_it_fits() {
         let text = "The quick brown fox jumps over the lazy dog. ".repeat(200);
-        let mut meter = Meter::new(&Encoding::Cl100kBase);
+        let mut meter = Meter::new(&Encoding::Cl100kBase, None);
         let n = Encoding::Cl100kBase.count(&text);
         assert_eq!(meter.measure(&text, n), Some(n));
         assert_eq!(meter.measure(&text, n - 1), None);
@@ -274,7 +342,7 @@ mod tests {
     #[test]
     fn measure_stops_near_the_room() {
         let text = "The quick brown fox jumps over the lazy dog. ".repeat(2000);
-        let mut meter = Meter::new(&Encoding::O200kBase);
+        let mut meter = Meter::new(&Encoding::O200kBase, None);
         assert_eq!(meter.measure(&text, 100), None);
         // 100 tokens are about 450 bytes; the meter may look one chunk further.
         assert!(meter.bytes_tokenized < 1000, "{}", meter.bytes_tokenized);

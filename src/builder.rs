@@ -5,6 +5,7 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 use crate::budget::{Meter, Overflow, cut_point};
+use crate::cache::TokenCache;
 use crate::context::{AssembledContext, Citation, OmitReason, Omission};
 use crate::error::Error;
 use crate::format::{BlockHead, Format, PlainFormat};
@@ -64,6 +65,7 @@ pub struct ContextBuilder {
     min_truncated_tokens: Option<usize>,
     hidden_keys: Vec<String>,
     header: Option<String>,
+    cache: Option<TokenCache>,
     /// The counts that depend only on the configuration, worked out on first use.
     frame: OnceLock<Result<Frame, Error>>,
 }
@@ -96,6 +98,7 @@ impl ContextBuilder {
             min_truncated_tokens: None,
             hidden_keys: Vec::new(),
             header: None,
+            cache: None,
             frame: OnceLock::new(),
         }
     }
@@ -171,6 +174,13 @@ impl ContextBuilder {
     pub fn header(mut self, header: impl Into<String>) -> Self {
         self.header = Some(header.into());
         self.changed()
+    }
+
+    /// Remembers token counts in `cache`, so documents seen before are not tokenized again.
+    /// Clones of a [`TokenCache`] share it, so one cache can serve several builders.
+    pub fn cache(mut self, cache: TokenCache) -> Self {
+        self.cache = Some(cache);
+        self
     }
 
     /// The smallest number of content tokens worth keeping of a cut block.
@@ -266,7 +276,7 @@ impl ContextBuilder {
         let frame = self.frame()?;
         let mut assembly = Assembly {
             builder: self,
-            meter: Meter::new(&*self.tokenizer),
+            meter: Meter::new(&*self.tokenizer, self.cache.as_ref()),
             text: String::with_capacity(self.budget.saturating_mul(5).min(1 << 20)),
             joins: Vec::new(),
             citations: Vec::new(),
@@ -336,6 +346,7 @@ impl fmt::Debug for ContextBuilder {
             .field("min_truncated_tokens", &self.min_truncated_tokens)
             .field("hidden_keys", &self.hidden_keys)
             .field("header", &self.header)
+            .field("cache", &self.cache.as_ref().map(TokenCache::len))
             .finish()
     }
 }
@@ -582,17 +593,17 @@ impl<'b> Assembly<'b> {
         if room < head_tokens + open_tokens + close_tokens + min {
             return None;
         }
-        let body_room = room - head_tokens;
-        let mut keep = self
-            .meter
-            .estimate_cut(body_room, close_tokens)
-            .saturating_sub(content_offset)
-            .min(prefix_len);
-        let bytes_per_token = self.meter.bytes_per_token();
-        // The estimate is usually exact; where the seam between kept text and closing merges
-        // differently, step back by the overshoot. Each round re-tokenizes only the text
-        // after the last checkpoint, so a few rounds cost little.
+        // Aim for the content that ends where the body's tokens, plus the closing, fill the
+        // room. Joining the kept text to the closing can merge or split a token at the seam,
+        // and the cut moves back to a word end; the exact count decides, and an overshoot
+        // aims that many tokens lower.
+        let mut target = (room - head_tokens).saturating_sub(close_tokens);
         for _ in 0..16 {
+            let keep = self
+                .meter
+                .token_end(&self.scratch, target)
+                .saturating_sub(content_offset)
+                .min(prefix_len);
             let end = cut_point(content, keep);
             if end == 0 {
                 return None;
@@ -617,9 +628,7 @@ impl<'b> Assembly<'b> {
                 self.joins.push(body_start);
                 return Some((tokens, true));
             }
-            keep = end
-                .saturating_sub((tokens - room) * bytes_per_token)
-                .min(end - 1);
+            target = target.checked_sub(tokens - room)?;
         }
         None
     }

@@ -3,6 +3,7 @@
 
 mod budget;
 mod builder;
+mod cache;
 mod context;
 mod error;
 mod format;
@@ -11,6 +12,7 @@ mod tokenizer;
 
 pub use budget::Overflow;
 pub use builder::{ContextBuilder, Duplicates};
+pub use cache::TokenCache;
 pub use context::{AssembledContext, Citation, OmitReason, Omission};
 pub use error::Error;
 pub use format::{BlockHead, Format, PlainFormat, XmlFormat, push_line, push_xml_text};

@@ -3,8 +3,8 @@
 mod common;
 
 use mentor_context::{
-    ContextBuilder, Duplicates, Encoding, MentorRagResult, Overflow, TokenCounter, XmlFormat,
-    openai_splits_exactly,
+    ContextBuilder, Duplicates, Encoding, MentorRagResult, Overflow, TokenCache, TokenCounter,
+    XmlFormat, openai_splits_exactly,
 };
 use proptest::prelude::*;
 
@@ -136,8 +136,18 @@ proptest! {
         };
         common::check_invariants(&context, &results, &encoding, xml, header.as_deref());
         // Debug output compares NaN scores as equal, unlike `==`.
+        let expected = format!("{context:?}");
         let again = builder.assemble(&results).unwrap();
-        prop_assert_eq!(format!("{again:?}"), format!("{context:?}"));
+        prop_assert_eq!(&format!("{again:?}"), &expected);
+        // A cache changes the cost, never the result: cold, warm, and with a cache so small
+        // that it keeps evicting.
+        for size in [1 << 20, 600] {
+            let cached = builder.clone().cache(TokenCache::new(size));
+            for _ in 0..2 {
+                let context = cached.assemble(&results).unwrap();
+                prop_assert_eq!(&format!("{context:?}"), &expected);
+            }
+        }
     }
 
     /// The rule the exact counting rests on: at every position `openai_splits_exactly`

@@ -1,0 +1,191 @@
+//! A bounded, thread-safe cache of token counts, for the documents a chat backend sees request
+//! after request.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+
+/// Remembers what measuring a text taught: its token count and exact checkpoints inside it.
+///
+/// Chat backends retrieve the same documents again and again. With a cache, a block measured
+/// once is not tokenized again: a hit costs a hash and a comparison of the text. A block that
+/// has to be cut is re-tokenized only around the cut, from the nearest checkpoint.
+///
+/// Entries are keyed by the tokenizer's name and the text, and a hit is confirmed by comparing
+/// the whole text, so a hash collision (or a document crafted to collide) can never produce a
+/// wrong count. When the texts held exceed the size limit, the oldest entries go first.
+///
+/// ```
+/// use mentor_context::{ContextBuilder, MentorRagResult, TokenCache};
+///
+/// let builder = ContextBuilder::new(500).cache(TokenCache::new(64 << 20));
+/// let results = [MentorRagResult::new("Cached once, counted once.", None::<&str>, Some("Doc"), 1.0)];
+/// let cold = builder.assemble(&results)?;
+/// let warm = builder.assemble(&results)?;
+/// assert_eq!(cold, warm);
+/// # Ok::<(), mentor_context::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct TokenCache {
+    inner: Arc<Mutex<Inner>>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    max_bytes: usize,
+    bytes: usize,
+    entries: HashMap<u64, Arc<Entry>>,
+    /// Keys in insertion order, for eviction.
+    order: VecDeque<u64>,
+}
+
+/// What is known about one text.
+#[derive(Debug)]
+pub(crate) struct Entry {
+    pub(crate) tokenizer: Box<str>,
+    pub(crate) text: Box<str>,
+    /// The whole text's count, if it was ever measured to the end.
+    pub(crate) total: Option<usize>,
+    /// Exact split points with the count before each, ascending, from `(0, 0)`.
+    pub(crate) checkpoints: Box<[(usize, usize)]>,
+}
+
+/// Bytes an entry costs beyond its text: the key, the map slot, the checkpoints' headers.
+const ENTRY_OVERHEAD: usize = 96;
+
+impl Entry {
+    fn cost(&self) -> usize {
+        self.text.len() + self.checkpoints.len() * 16 + ENTRY_OVERHEAD
+    }
+}
+
+impl TokenCache {
+    /// A cache holding at most about `max_bytes` of texts and their counts.
+    pub fn new(max_bytes: usize) -> TokenCache {
+        TokenCache {
+            inner: Arc::new(Mutex::new(Inner {
+                max_bytes,
+                bytes: 0,
+                entries: HashMap::new(),
+                order: VecDeque::new(),
+            })),
+        }
+    }
+
+    /// The number of texts held.
+    pub fn len(&self) -> usize {
+        self.lock().entries.len()
+    }
+
+    /// Whether the cache holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// About how many bytes the cache holds.
+    pub fn bytes(&self) -> usize {
+        self.lock().bytes
+    }
+
+    /// Forgets everything.
+    pub fn clear(&self) {
+        let mut inner = self.lock();
+        inner.entries.clear();
+        inner.order.clear();
+        inner.bytes = 0;
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        // A panic while holding the lock cannot leave the map inconsistent in a way that
+        // matters: every entry is checked against the text before it is used.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// What is known about `text` under `tokenizer`, if anything.
+    pub(crate) fn get(&self, tokenizer: &str, text: &str) -> Option<Arc<Entry>> {
+        let key = key(tokenizer, text);
+        let entry = self.lock().entries.get(&key).cloned()?;
+        (&*entry.tokenizer == tokenizer && &*entry.text == text).then_some(entry)
+    }
+
+    /// Records what measuring `text` taught, replacing what was known.
+    pub(crate) fn put(
+        &self,
+        tokenizer: &str,
+        text: &str,
+        total: Option<usize>,
+        checkpoints: &[(usize, usize)],
+    ) {
+        let entry = Entry {
+            tokenizer: tokenizer.into(),
+            text: text.into(),
+            total,
+            checkpoints: checkpoints.into(),
+        };
+        let cost = entry.cost();
+        let key = key(tokenizer, text);
+        let mut inner = self.lock();
+        if cost > inner.max_bytes {
+            return;
+        }
+        if let Some(old) = inner.entries.insert(key, Arc::new(entry)) {
+            inner.bytes -= old.cost();
+        } else {
+            inner.order.push_back(key);
+        }
+        inner.bytes += cost;
+        while inner.bytes > inner.max_bytes {
+            let Some(oldest) = inner.order.pop_front() else {
+                break;
+            };
+            if let Some(old) = inner.entries.remove(&oldest) {
+                inner.bytes -= old.cost();
+            }
+        }
+    }
+}
+
+/// A fast hash of the text: eight bytes a step. Hits are confirmed by comparing texts, so it
+/// needs to spread keys, not resist attack; SipHash would cost a fifth of a tokenizer pass on
+/// a warm request.
+fn key(tokenizer: &str, text: &str) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut h: u64 = 0;
+    let mut mix = |word: u64| h = (h.rotate_left(5) ^ word).wrapping_mul(K);
+    for part in [tokenizer.as_bytes(), text.as_bytes()] {
+        let mut chunks = part.chunks_exact(8);
+        for chunk in &mut chunks {
+            mix(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
+        }
+        let mut last = [0u8; 8];
+        last[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+        mix(u64::from_le_bytes(last));
+        mix(part.len() as u64);
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hits_only_for_the_same_text_and_tokenizer() {
+        let cache = TokenCache::new(1 << 20);
+        cache.put("o200k_base", "hello world", Some(2), &[(0, 0)]);
+        assert_eq!(cache.get("o200k_base", "hello world").unwrap().total, Some(2));
+        assert!(cache.get("cl100k_base", "hello world").is_none());
+        assert!(cache.get("o200k_base", "hello world!").is_none());
+    }
+
+    #[test]
+    fn evicts_oldest_beyond_the_limit() {
+        let cache = TokenCache::new(3 * (ENTRY_OVERHEAD + 16 + 10));
+        for i in 0..5 {
+            cache.put("t", &format!("text {i:05}"), Some(i), &[(0, 0)]);
+        }
+        assert_eq!(cache.len(), 3);
+        assert!(cache.get("t", "text 00000").is_none());
+        assert!(cache.get("t", "text 00004").is_some());
+        assert!(cache.bytes() <= 3 * (ENTRY_OVERHEAD + 16 + 10));
+    }
+}

@@ -1,0 +1,70 @@
+//! The deterministic performance gate: instead of timing (machines are shared and noisy), count
+//! the bytes handed to the tokenizer. Tokenizing is nearly all of the cost, so bytes
+//! tokenized over bytes in the final text is the cost relative to the floor: one pass over
+//! the text that ends up in the prompt.
+
+use mentor_context::{
+    ContextBuilder, Encoding, MentorRagResult, Overflow, TokenCache, XmlFormat, parse_results,
+};
+
+fn fixture(name: &str) -> Vec<MentorRagResult> {
+    let path = format!("{}/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    parse_results(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Every combination the gate covers: both 50 x 2 KiB fixtures, both common encodings, both
+/// formats, at the 4,000-token budget of the target.
+fn cases() -> Vec<(String, Vec<MentorRagResult>, ContextBuilder)> {
+    let mut cases = Vec::new();
+    for name in ["bench-english.json", "bench-multilingual.json"] {
+        let results = fixture(name);
+        for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+            for xml in [false, true] {
+                let mut builder = ContextBuilder::new(4000).encoding(encoding);
+                if xml {
+                    builder = builder.format(XmlFormat);
+                }
+                let label = format!("{name} {encoding} xml={xml}");
+                cases.push((label, results.clone(), builder));
+            }
+        }
+    }
+    cases
+}
+
+#[test]
+fn default_policy_tokenizes_at_most_ten_percent_beyond_the_text() {
+    for (label, results, builder) in cases() {
+        let (context, bytes) = builder.assemble_metered(&results).unwrap();
+        let ratio = bytes as f64 / context.text.len() as f64;
+        assert!(context.citations.last().unwrap().truncated, "{label}: the gate needs a cut");
+        assert!(ratio <= 1.1, "{label}: tokenized {ratio:.3} x the text");
+    }
+}
+
+#[test]
+fn stop_policy_pays_at_most_part_of_the_rejected_block() {
+    for (label, results, builder) in cases() {
+        let (context, bytes) = builder
+            .overflow(Overflow::Stop)
+            .assemble_metered(&results)
+            .unwrap();
+        let k = context.citations.len() as f64;
+        let ratio = bytes as f64 / context.text.len() as f64;
+        let limit = (k + 1.0) / k + 0.05;
+        assert!(ratio <= limit, "{label}: tokenized {ratio:.3} x the text, limit {limit:.3}");
+    }
+}
+
+#[test]
+fn warm_path_tokenizes_only_around_the_cut() {
+    for (label, results, builder) in cases() {
+        let cached = builder.cache(TokenCache::new(64 << 20));
+        let (cold, _) = cached.assemble_metered(&results).unwrap();
+        let (warm, bytes) = cached.assemble_metered(&results).unwrap();
+        assert_eq!(warm, cold, "{label}: the cache changed the result");
+        // The cut block's truncated head and frame, and one stretch between checkpoints
+        // (32 tokens) on either side of the cut: about a kilobyte, against ~17 KB of text.
+        assert!(bytes <= 1024, "{label}: warm path tokenized {bytes} bytes");
+    }
+}
