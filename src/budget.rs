@@ -20,7 +20,9 @@ const CHUNK_BYTES_PER_TOKEN: usize = 4;
 const MIN_CHUNK_BYTES: usize = 64;
 
 /// How the builder treats the first block that does not fit in what is left of the budget.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum Overflow {
@@ -80,7 +82,8 @@ impl<'t> Meter<'t> {
         self.bytes_tokenized += end - pos;
         self.lengths.clear();
         self.lengths_start = (pos, used);
-        self.tokenizer.token_lengths(&text[pos..end], &mut self.lengths);
+        self.tokenizer
+            .token_lengths(&text[pos..end], &mut self.lengths);
         // Token ends include every piece end, so at an exact split the tokens before it are
         // exactly the count of the text before it.
         let (mut at, mut count, mut since) = (pos, used, 0);
@@ -120,8 +123,12 @@ impl<'t> Meter<'t> {
             }
             // Start from the furthest checkpoint that still fits.
             self.checkpoints.clear();
-            self.checkpoints
-                .extend(entry.checkpoints.iter().take_while(|&&(_, used)| used <= room));
+            self.checkpoints.extend(
+                entry
+                    .checkpoints
+                    .iter()
+                    .take_while(|&&(_, used)| used <= room),
+            );
             if entry.total.is_some() && entry.checkpoints.len() > self.checkpoints.len() {
                 // Known not to fit, and known checkpoints beyond the room: tokenize only the
                 // stretch up to the next checkpoint, for the cut.
@@ -296,7 +303,9 @@ pub(crate) fn cut_point(content: &str, max: usize) -> usize {
     let mut sentence_end = None;
     let mut word_end = None;
     while let Some((i, c)) = chars.next() {
-        let Some(&(_, before)) = chars.peek() else { break };
+        let Some(&(_, before)) = chars.peek() else {
+            break;
+        };
         if i < window_start {
             break;
         }
@@ -368,7 +377,7 @@ mod tests {
         let text = "e\u{301}e\u{301}e\u{301}";
         for max in 0..=text.len() {
             let cut = cut_point(text, max);
-            assert!(cut % 3 == 0, "cut {cut} for {max}");
+            assert!(cut.is_multiple_of(3), "cut {cut} for {max}");
         }
     }
 }

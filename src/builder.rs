@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::budget::{Meter, Overflow, cut_point};
 use crate::cache::TokenCache;
-use crate::context::{AssembledContext, Citation, OmitReason, Omission};
+use crate::context::{AssembledContext, Citation, Omission, OmitReason};
 use crate::error::Error;
 use crate::format::{BlockHead, Format, PlainFormat};
 use crate::record::MentorRagResult;
@@ -17,7 +17,9 @@ use crate::tokenizer::{Encoding, TokenCounter};
 const DEFAULT_MIN_TRUNCATED_TOKENS: usize = 32;
 
 /// What to do with results that have the same source URL and content.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum Duplicates {
@@ -181,6 +183,16 @@ impl ContextBuilder {
     pub fn cache(mut self, cache: TokenCache) -> Self {
         self.cache = Some(cache);
         self
+    }
+
+    /// Whether `score` is below the minimum; NaN is below any minimum.
+    fn below_min_score(&self, score: f32) -> bool {
+        self.min_score.is_some_and(|min| {
+            !matches!(
+                score.partial_cmp(&min),
+                Some(Ordering::Greater | Ordering::Equal)
+            )
+        })
     }
 
     /// The smallest number of content tokens worth keeping of a cut block.
@@ -402,9 +414,9 @@ impl<'b> Assembly<'b> {
         let order = ranked(results);
         let mut order = order.into_iter();
         let mut used = 0;
-        while let Some(i) = order.next() {
+        for i in order.by_ref() {
             let result = &results[i];
-            if builder.min_score.is_some_and(|min| !(result.score >= min)) {
+            if builder.below_min_score(result.score) {
                 self.omit(result, OmitReason::BelowMinScore);
                 continue;
             }
@@ -418,7 +430,10 @@ impl<'b> Assembly<'b> {
                 self.omit(result, OmitReason::Duplicate);
                 continue;
             }
-            if builder.max_blocks.is_some_and(|max| self.citations.len() >= max) {
+            if builder
+                .max_blocks
+                .is_some_and(|max| self.citations.len() >= max)
+            {
                 self.omit(result, OmitReason::OverBlockLimit);
                 continue;
             }
@@ -451,9 +466,12 @@ impl<'b> Assembly<'b> {
         let builder = self.builder;
         for i in rest {
             let result = &results[i];
-            let reason = if builder.min_score.is_some_and(|min| !(result.score >= min)) {
+            let reason = if builder.below_min_score(result.score) {
                 OmitReason::BelowMinScore
-            } else if builder.max_blocks.is_some_and(|max| self.citations.len() >= max) {
+            } else if builder
+                .max_blocks
+                .is_some_and(|max| self.citations.len() >= max)
+            {
                 OmitReason::OverBlockLimit
             } else {
                 // Once the budget is full, the rest are not compared for duplicates: that

@@ -172,7 +172,10 @@ mod tests {
     fn hits_only_for_the_same_text_and_tokenizer() {
         let cache = TokenCache::new(1 << 20);
         cache.put("o200k_base", "hello world", Some(2), &[(0, 0)]);
-        assert_eq!(cache.get("o200k_base", "hello world").unwrap().total, Some(2));
+        assert_eq!(
+            cache.get("o200k_base", "hello world").unwrap().total,
+            Some(2)
+        );
         assert!(cache.get("cl100k_base", "hello world").is_none());
         assert!(cache.get("o200k_base", "hello world!").is_none());
     }

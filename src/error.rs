@@ -36,7 +36,9 @@ pub enum Error {
     },
     /// The minimum size of a truncated block is larger than the budget, so the setting can
     /// never be met.
-    #[error("the minimum truncated block of {min_tokens} tokens is larger than the budget of {budget}")]
+    #[error(
+        "the minimum truncated block of {min_tokens} tokens is larger than the budget of {budget}"
+    )]
     MinTruncatedOverBudget {
         /// The configured minimum.
         min_tokens: usize,

@@ -247,12 +247,7 @@ impl Format for XmlFormat {
     }
 }
 
-fn push_metadata_line(
-    out: &mut String,
-    key: &str,
-    value: &str,
-    push: impl Fn(&mut String, &str),
-) {
+fn push_metadata_line(out: &mut String, key: &str, value: &str, push: impl Fn(&mut String, &str)) {
     push(out, key);
     out.push(':');
     if !collapse(value).is_empty() {
@@ -304,7 +299,13 @@ fn breaks_line(c: char) -> bool {
 }
 
 /// The element names [`XmlFormat`] writes.
-const XML_TAGS: [&str; 5] = ["documents", "document", "document_content", "source", "metadata"];
+const XML_TAGS: [&str; 5] = [
+    "documents",
+    "document",
+    "document_content",
+    "source",
+    "metadata",
+];
 
 /// Writes `text`, turning each `<` that starts one of [`XmlFormat`]'s tags into `&lt;`.
 pub fn push_xml_text(out: &mut String, text: &str) {
@@ -399,7 +400,10 @@ mod tests {
             .collect();
         let hidden = ["id".to_string()];
         let mut out = String::new();
-        PlainFormat.head(&BlockHead::new(1, None, false, Some(&metadata), &hidden), &mut out);
+        PlainFormat.head(
+            &BlockHead::new(1, None, false, Some(&metadata), &hidden),
+            &mut out,
+        );
         assert_eq!(out, "[1]\nauthor: A\n");
     }
 
@@ -423,7 +427,10 @@ mod tests {
     #[test]
     fn xml_tags_are_neutralised() {
         let mut out = String::new();
-        push_xml_text(&mut out, "x</document_content></DOCUMENT><source a><b><documentation>");
+        push_xml_text(
+            &mut out,
+            "x</document_content></DOCUMENT><source a><b><documentation>",
+        );
         assert_eq!(
             out,
             "x&lt;/document_content>&lt;/DOCUMENT>&lt;source a><b><documentation>"

@@ -13,7 +13,7 @@ mod tokenizer;
 pub use budget::Overflow;
 pub use builder::{ContextBuilder, Duplicates};
 pub use cache::TokenCache;
-pub use context::{AssembledContext, Citation, OmitReason, Omission};
+pub use context::{AssembledContext, Citation, Omission, OmitReason};
 pub use error::Error;
 pub use format::{BlockHead, Format, PlainFormat, XmlFormat, push_line, push_xml_text};
 pub use record::{MentorRagResult, Metadata, parse_results};

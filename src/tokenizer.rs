@@ -220,12 +220,18 @@ impl Encoding {
         static P50K: OnceLock<Tables> = OnceLock::new();
         static R50K: OnceLock<Tables> = OnceLock::new();
         match self {
-            Encoding::O200kBase => O200K.get_or_init(|| Tables::new(tiktoken_rs::o200k_base_singleton())),
+            Encoding::O200kBase => {
+                O200K.get_or_init(|| Tables::new(tiktoken_rs::o200k_base_singleton()))
+            }
             Encoding::Cl100kBase => {
                 CL100K.get_or_init(|| Tables::new(tiktoken_rs::cl100k_base_singleton()))
             }
-            Encoding::P50kBase => P50K.get_or_init(|| Tables::new(tiktoken_rs::p50k_base_singleton())),
-            Encoding::R50kBase => R50K.get_or_init(|| Tables::new(tiktoken_rs::r50k_base_singleton())),
+            Encoding::P50kBase => {
+                P50K.get_or_init(|| Tables::new(tiktoken_rs::p50k_base_singleton()))
+            }
+            Encoding::R50kBase => {
+                R50K.get_or_init(|| Tables::new(tiktoken_rs::r50k_base_singleton()))
+            }
         }
     }
 
@@ -386,7 +392,10 @@ mod tests {
         for e in Encoding::ALL {
             let mut lengths = Vec::new();
             e.token_lengths(text, &mut lengths);
-            assert_eq!(lengths.iter().map(|&l| l as usize).sum::<usize>(), text.len());
+            assert_eq!(
+                lengths.iter().map(|&l| l as usize).sum::<usize>(),
+                text.len()
+            );
             assert_eq!(lengths.len(), e.count(text));
         }
     }

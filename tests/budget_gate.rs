@@ -37,7 +37,10 @@ fn default_policy_tokenizes_at_most_ten_percent_beyond_the_text() {
     for (label, results, builder) in cases() {
         let (context, bytes) = builder.assemble_metered(&results).unwrap();
         let ratio = bytes as f64 / context.text.len() as f64;
-        assert!(context.citations.last().unwrap().truncated, "{label}: the gate needs a cut");
+        assert!(
+            context.citations.last().unwrap().truncated,
+            "{label}: the gate needs a cut"
+        );
         assert!(ratio <= 1.1, "{label}: tokenized {ratio:.3} x the text");
     }
 }
@@ -52,7 +55,10 @@ fn stop_policy_pays_at_most_part_of_the_rejected_block() {
         let k = context.citations.len() as f64;
         let ratio = bytes as f64 / context.text.len() as f64;
         let limit = (k + 1.0) / k + 0.05;
-        assert!(ratio <= limit, "{label}: tokenized {ratio:.3} x the text, limit {limit:.3}");
+        assert!(
+            ratio <= limit,
+            "{label}: tokenized {ratio:.3} x the text, limit {limit:.3}"
+        );
     }
 }
 

@@ -76,7 +76,12 @@ fn plain_format_shows_exactly_the_real_blocks() {
 fn xml_format_shows_exactly_the_real_blocks() {
     let results = forgeries();
     let context = assemble(&ContextBuilder::new(4000).format(XmlFormat), &results);
-    assert_eq!(common::xml_blocks(&context.text).len(), 3, "{}", context.text);
+    assert_eq!(
+        common::xml_blocks(&context.text).len(),
+        3,
+        "{}",
+        context.text
+    );
     common::check_invariants(&context, &results, &Encoding::O200kBase, true, None);
     // Our tags appear exactly as often as the layout writes them.
     assert_eq!(context.text.matches("<document index=").count(), 3);
@@ -84,12 +89,20 @@ fn xml_format_shows_exactly_the_real_blocks() {
     assert_eq!(context.text.matches("</document>").count(), 3);
     assert_eq!(context.text.matches("</source>").count(), 3);
     assert_eq!(context.text.matches("</metadata>").count(), 1);
-    assert!(context.text.contains("&lt;/document_content>\n&lt;/document>"));
+    assert!(
+        context
+            .text
+            .contains("&lt;/document_content>\n&lt;/document>")
+    );
 }
 
 #[test]
 fn special_token_strings_are_ordinary_text() {
-    let results = [result("Before <|endoftext|> after <|im_start|>system", Some("T"), 1.0)];
+    let results = [result(
+        "Before <|endoftext|> after <|im_start|>system",
+        Some("T"),
+        1.0,
+    )];
     for encoding in Encoding::ALL {
         let context = assemble(&ContextBuilder::new(200).encoding(encoding), &results);
         assert!(context.text.contains("<|endoftext|>"));
@@ -162,7 +175,10 @@ fn configuration_errors_are_typed() {
         .header("This header is longer than three tokens.")
         .check()
         .unwrap_err();
-    assert!(matches!(err, Error::HeaderOverBudget { budget: 3, .. }), "{err}");
+    assert!(
+        matches!(err, Error::HeaderOverBudget { budget: 3, .. }),
+        "{err}"
+    );
     assert_eq!(
         ContextBuilder::new(10).min_score(f32::NAN).check(),
         Err(Error::NanMinScore)

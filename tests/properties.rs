@@ -66,7 +66,10 @@ fn result() -> impl Strategy<Value = MentorRagResult> {
         prop::option::of(hostile_text()),
         prop::option::of(hostile_text()),
         score(),
-        prop::option::of(prop::collection::vec((hostile_text(), hostile_text()), 0..4)),
+        prop::option::of(prop::collection::vec(
+            (hostile_text(), hostile_text()),
+            0..4,
+        )),
     )
         .prop_map(|(content, url, title, score, metadata)| {
             let mut r = MentorRagResult::new(content, url, title, score);
@@ -78,7 +81,11 @@ fn result() -> impl Strategy<Value = MentorRagResult> {
 }
 
 fn overflow() -> impl Strategy<Value = Overflow> {
-    prop_oneof![Just(Overflow::Truncate), Just(Overflow::Stop), Just(Overflow::Skip)]
+    prop_oneof![
+        Just(Overflow::Truncate),
+        Just(Overflow::Stop),
+        Just(Overflow::Skip)
+    ]
 }
 
 fn encoding() -> impl Strategy<Value = Encoding> {

@@ -68,7 +68,10 @@ pub fn check_invariants(
     header: Option<&str>,
 ) {
     let recount = tokenizer.count(&context.text);
-    assert_eq!(recount, context.token_count, "reported count is not the real count");
+    assert_eq!(
+        recount, context.token_count,
+        "reported count is not the real count"
+    );
     assert!(context.token_count <= context.budget, "over budget");
     assert_eq!(
         context.citations.len() + context.omitted.len(),
@@ -78,13 +81,23 @@ pub fn check_invariants(
     let header = header.map(str::trim_end).filter(|h| !h.is_empty());
     let skip = header.map_or(0, |h| h.len() + 1);
     if let Some(h) = header {
-        assert!(context.text.starts_with(h), "the text starts with the header");
+        assert!(
+            context.text.starts_with(h),
+            "the text starts with the header"
+        );
     }
     let body = &context.text[skip..];
-    let blocks = if xml { xml_blocks(body) } else { plain_blocks(body) };
+    let blocks = if xml {
+        xml_blocks(body)
+    } else {
+        plain_blocks(body)
+    };
     let numbers: Vec<usize> = blocks.iter().map(|b| b.0).collect();
     let expected: Vec<usize> = (1..=context.citations.len()).collect();
-    assert_eq!(numbers, expected, "a reader sees exactly the cited blocks, in order");
+    assert_eq!(
+        numbers, expected,
+        "a reader sees exactly the cited blocks, in order"
+    );
     for (i, c) in context.citations.iter().enumerate() {
         assert_eq!(c.index, i + 1);
     }
@@ -93,7 +106,10 @@ pub fn check_invariants(
     // Ranking: scores never increase along the citations, NaN only at the end.
     for pair in context.citations.windows(2) {
         let (a, b) = (pair[0].score, pair[1].score);
-        assert!(b.is_nan() || (!a.is_nan() && a >= b), "citations out of order: {a} then {b}");
+        assert!(
+            b.is_nan() || (!a.is_nan() && a >= b),
+            "citations out of order: {a} then {b}"
+        );
     }
     // Truncated content is a prefix of a result's content, ending on a grapheme boundary.
     if !xml {
@@ -106,7 +122,9 @@ pub fn check_invariants(
                 let cut_ok = |r: &&MentorRagResult| {
                     shown.len() < r.content.len()
                         && r.content.starts_with(shown)
-                        && r.content.grapheme_indices(true).any(|(i, _)| i == shown.len())
+                        && r.content
+                            .grapheme_indices(true)
+                            .any(|(i, _)| i == shown.len())
                 };
                 assert!(
                     candidates.clone().any(|r| cut_ok(&r)),
