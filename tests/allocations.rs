@@ -1,0 +1,112 @@
+//! Allocations per assembly grow with the blocks in the output (and the omitted results
+//! reported), never with the bytes of the input. Counted with a counting global allocator;
+//! this file is its own test binary, so the allocator affects nothing else.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use mentor_context::{ContextBuilder, Encoding, MentorRagResult, parse_results};
+
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: defers to the system allocator; only counts calls.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as ours.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as ours.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as ours.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// The counter is global: tests that count must not run at the same time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn allocations(builder: &ContextBuilder, results: &[MentorRagResult]) -> (usize, usize) {
+    builder.check().unwrap();
+    // One run first, so lazily built tables are not counted.
+    builder.assemble(results).unwrap();
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let context = builder.assemble(results).unwrap();
+    let count = ALLOCATIONS.load(Ordering::Relaxed) - before;
+    drop(context);
+    (count, builder.assemble(results).unwrap().citations.len())
+}
+
+fn english() -> Vec<MentorRagResult> {
+    let path = format!("{}/fixtures/bench-english.json", env!("CARGO_MANIFEST_DIR"));
+    parse_results(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn allocations_do_not_grow_with_input_bytes() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let builder = ContextBuilder::new(4000).encoding(Encoding::O200kBase);
+    let small = english();
+    // The same results with ten times the content each.
+    let large: Vec<MentorRagResult> = small
+        .iter()
+        .map(|r| MentorRagResult {
+            content: r.content.repeat(10),
+            ..r.clone()
+        })
+        .collect();
+    let (small_allocs, small_blocks) = allocations(&builder, &small);
+    let (large_allocs, large_blocks) = allocations(&builder, &large);
+    println!("50 x 2 KiB: {small_allocs} allocations for {small_blocks} blocks");
+    println!("50 x 20 KiB: {large_allocs} allocations for {large_blocks} blocks");
+    // Ten times the input bytes, fewer blocks: no more allocations.
+    assert!(large_blocks < small_blocks);
+    assert!(large_allocs <= small_allocs, "{large_allocs} > {small_allocs}");
+
+    let one = |content: String| {
+        vec![MentorRagResult::new(
+            content,
+            Some("https://x.example"),
+            Some("Doc"),
+            1.0,
+        )]
+    };
+    // One result cut to fit: 100 KB or 10 MB of it, the same allocations.
+    let paragraph = small[0].content.clone();
+    let sized = |bytes: usize| one(paragraph.repeat(bytes / paragraph.len()));
+    let (one_100k, _) = allocations(&builder, &sized(100 << 10));
+    let (one_10m, _) = allocations(&builder, &sized(10 << 20));
+    println!("one 100 KB result: {one_100k} allocations; one 10 MB result: {one_10m}");
+    assert_eq!(one_10m, one_100k);
+}
+
+#[test]
+fn allocations_per_block_are_bounded() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let results = english();
+    let mut per_block = Vec::new();
+    for budget in [1000, 2000, 4000, 8000] {
+        let builder = ContextBuilder::new(budget).encoding(Encoding::O200kBase);
+        let (allocs, blocks) = allocations(&builder, &results);
+        println!("budget {budget}: {allocs} allocations, {blocks} blocks");
+        per_block.push((blocks, allocs));
+    }
+    // Each extra block costs a bounded number of allocations: its chip's strings and
+    // metadata, and inside tiktoken-rs, whose `encode_ordinary` allocates its result and a
+    // vector per piece of text that is not a single token (about 40 in all for a 2 KiB
+    // block, measured). A regression guard, with room for noise in tiktoken's share.
+    let (b0, a0) = per_block[0];
+    let (b1, a1) = per_block[per_block.len() - 1];
+    let slope = (a1 - a0) as f64 / (b1 - b0) as f64;
+    println!("about {slope:.1} allocations per extra block");
+    assert!(slope <= 60.0, "{slope}");
+}
