@@ -251,9 +251,7 @@ impl BuildArgs {
         if let Some(header) = &self.header {
             builder = builder.header(header.clone());
         }
-        builder
-            .check()
-            .map_err(|err| Failure::bad_input(format!("{}: {err}", option_at_fault(&err))))?;
+        builder.check().map_err(configuration_failure)?;
         Ok(builder)
     }
 }
@@ -331,7 +329,10 @@ impl Input {
 /// every position this program reports means the same.
 fn line_and_column(bytes: &[u8], at: usize) -> (usize, usize) {
     let before = &bytes[..at];
-    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
     let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
     (line, at - line_start + 1)
 }
@@ -377,17 +378,22 @@ fn one_line(text: &str) -> String {
         .collect()
 }
 
-/// The one-line message of a clap error: its first lines up to the usage, which is what
-/// says what is wrong (and any list of possible values or a tip).
+/// The one-line message of a clap error: its lines up to the usage, which say what is wrong
+/// (with any list of possible values or a tip), joined.
 fn clap_message(err: &clap::Error) -> String {
     let rendered = err.render().to_string();
-    let lines: Vec<&str> = rendered
-        .lines()
-        .map(str::trim)
-        .take_while(|line| !line.starts_with("Usage:") && !line.starts_with("For more information"))
-        .filter(|line| !line.is_empty())
-        .collect();
-    let message = lines.join("; ");
+    let mut message = String::new();
+    let lines = rendered.lines().map(str::trim);
+    for line in lines.take_while(|line| !line.starts_with("Usage:")) {
+        if line.is_empty() || line.starts_with("For more information") {
+            continue;
+        }
+        if !message.is_empty() {
+            // "...were not provided:" runs on into its list; other lines are separate points.
+            message.push_str(if message.ends_with(':') { " " } else { "; " });
+        }
+        message.push_str(line);
+    }
     match message.strip_prefix("error: ") {
         Some(rest) => rest.to_string(),
         None => message,
@@ -405,8 +411,8 @@ fn assemble(args: &AssembleArgs) -> Result<String, Failure> {
     }
 }
 
-/// An error from `assemble` after `check` passed: the library reports only configuration
-/// errors, and `check` has ruled those out, but a message beats a panic.
+/// A configuration error from the library, naming the option at fault. `assemble` reports
+/// only the errors `check` has already ruled out, but a message beats a panic.
 fn configuration_failure(err: Error) -> Failure {
     Failure::bad_input(format!("{}: {err}", option_at_fault(&err)))
 }
@@ -482,10 +488,10 @@ fn bench_step<'a>(
 /// ones.
 fn median(times: &[u64]) -> u64 {
     let mid = times.len() / 2;
-    if times.len() % 2 == 1 {
-        times[mid]
-    } else {
+    if times.len().is_multiple_of(2) {
         times[mid - 1].midpoint(times[mid])
+    } else {
+        times[mid]
     }
 }
 
