@@ -69,9 +69,11 @@ impl From<serde_json::Error> for Error {
             Some(at) => message[..at].to_string(),
             None => message,
         };
+        // serde_json says column 0 for a problem found before the first character of a line
+        // (the end of input, say); the first column is 1 here, as the docs promise.
         Error::Json {
-            line: err.line(),
-            column: err.column(),
+            line: err.line().max(1),
+            column: err.column().max(1),
             message,
         }
     }

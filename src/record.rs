@@ -125,16 +125,38 @@ pub fn parse_results(json: &str) -> Result<Vec<MentorRagResult>, Error> {
 }
 
 fn finite_score<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f32, D::Error> {
-    let score = f64::deserialize(deserializer)?;
-    // A JSON number too large for f32 would silently become infinity.
-    let narrowed = score as f32;
-    if narrowed.is_finite() {
-        Ok(narrowed)
-    } else {
-        Err(serde::de::Error::custom(format_args!(
-            "score {score} is not a finite 32-bit number"
-        )))
+    /// Accepts any JSON number, and says "a finite number" when given something else.
+    struct Score;
+
+    impl serde::de::Visitor<'_> for Score {
+        type Value = f32;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a finite number")
+        }
+
+        fn visit_f64<E: serde::de::Error>(self, score: f64) -> Result<f32, E> {
+            // A JSON number too large for f32 would silently become infinity.
+            let narrowed = score as f32;
+            if narrowed.is_finite() {
+                Ok(narrowed)
+            } else {
+                Err(E::custom(format_args!(
+                    "score {score:e} is not a finite 32-bit number"
+                )))
+            }
+        }
+
+        fn visit_i64<E: serde::de::Error>(self, score: i64) -> Result<f32, E> {
+            self.visit_f64(score as f64)
+        }
+
+        fn visit_u64<E: serde::de::Error>(self, score: u64) -> Result<f32, E> {
+            self.visit_f64(score as f64)
+        }
     }
+
+    deserializer.deserialize_f64(Score)
 }
 
 #[cfg(test)]
@@ -184,5 +206,12 @@ mod tests {
         assert!(err.to_string().contains("expected a string"), "{err}");
         let err = parse_results(r#"{"content":"x","score":1}"#).unwrap_err();
         assert!(err.to_string().contains("expected a sequence"), "{err}");
+        let err = parse_results(r#"[{"content":"x","score":"high"}]"#).unwrap_err();
+        assert!(
+            err.to_string().contains("expected a finite number"),
+            "{err}"
+        );
+        let err = parse_results("[").unwrap_err();
+        assert!(matches!(err, Error::Json { column: 1.., .. }), "{err:?}");
     }
 }

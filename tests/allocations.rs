@@ -70,7 +70,10 @@ fn allocations_do_not_grow_with_input_bytes() {
     println!("50 x 20 KiB: {large_allocs} allocations for {large_blocks} blocks");
     // Ten times the input bytes, fewer blocks: no more allocations.
     assert!(large_blocks < small_blocks);
-    assert!(large_allocs <= small_allocs, "{large_allocs} > {small_allocs}");
+    assert!(
+        large_allocs <= small_allocs,
+        "{large_allocs} > {small_allocs}"
+    );
 
     let one = |content: String| {
         vec![MentorRagResult::new(
