@@ -76,6 +76,25 @@ impl<'t> Meter<'t> {
         self.tokenizer.count(text)
     }
 
+    /// Counts `text` exactly, through the cache when there is one: for the small texts of a
+    /// cut (its head, its frame), which a warm request would otherwise tokenize every time.
+    pub(crate) fn count_cached(&mut self, text: &str) -> usize {
+        self.count_cached_with(text, |meter| meter.count(text))
+    }
+
+    fn count_cached_with(&mut self, text: &str, count: impl FnOnce(&mut Self) -> usize) -> usize {
+        let Some(cache) = self.cache else {
+            return count(self);
+        };
+        let name = self.tokenizer.name();
+        if let Some(total) = cache.get(name, text).and_then(|entry| entry.total) {
+            return total;
+        }
+        let total = count(self);
+        cache.put(name, text, Some(total), &[(0, 0)]);
+        total
+    }
+
     /// Tokenizes `text[pos..end]`, whose exact count before `pos` is `used`, and records
     /// checkpoints inside it up to `room` tokens. Returns its token count.
     fn tokenize(&mut self, text: &str, pos: usize, end: usize, used: usize, room: usize) -> usize {
@@ -271,14 +290,16 @@ impl<'t> Meter<'t> {
     /// Counts `text` exactly, reusing the checkpoints of `measured` (the text last measured):
     /// only the part after the last checkpoint the two texts share is tokenized.
     pub(crate) fn count_reusing(&mut self, measured: &str, text: &str) -> usize {
-        let shared = self.checkpoints.iter().rev().copied().find(|&(at, _)| {
-            at == 0
-                || (at < text.len()
-                    && text.as_bytes()[..at] == measured.as_bytes()[..at]
-                    && self.tokenizer.splits_exactly(text, at))
-        });
-        let (at, used) = shared.unwrap_or((0, 0));
-        used + self.count(&text[at..])
+        self.count_cached_with(text, |meter| {
+            let shared = meter.checkpoints.iter().rev().copied().find(|&(at, _)| {
+                at == 0
+                    || (at < text.len()
+                        && text.as_bytes()[..at] == measured.as_bytes()[..at]
+                        && meter.tokenizer.splits_exactly(text, at))
+            });
+            let (at, used) = shared.unwrap_or((0, 0));
+            used + meter.count(&text[at..])
+        })
     }
 }
 

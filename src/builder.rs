@@ -603,10 +603,10 @@ impl<'b> Assembly<'b> {
         // closing with its truncation mark.
         let mut frame = String::new();
         format.content_open(&content[..prefix_len], &mut frame);
-        let open_tokens = self.meter.count(&frame);
+        let open_tokens = self.meter.count_cached(&frame);
         frame.clear();
         format.content_close("", true, &mut frame);
-        let close_tokens = self.meter.count(&frame);
+        let close_tokens = self.meter.count_cached(&frame);
         let min = self.builder.effective_min_truncated_tokens().max(1);
         if room < head_tokens + open_tokens + close_tokens + min {
             return None;
@@ -631,7 +631,7 @@ impl<'b> Assembly<'b> {
             // Counted, not measured: the meter's checkpoints must stay those of the body.
             self.write_head(result, index, true);
             let body_start = self.text.len();
-            let head_tokens = self.meter.count(&self.text[start..body_start]);
+            let head_tokens = self.meter.count_cached(&self.text[start..body_start]);
             format.content_open(kept, &mut self.text);
             format.content(kept, &mut self.text);
             format.content_close(kept, true, &mut self.text);

@@ -363,6 +363,16 @@ fn bench_reports_min_median_max() {
 }
 
 #[test]
+fn bench_cache_times_the_warm_path_of_the_same_assembly() {
+    let args = ["--budget", "300", "--iterations", "5", PRICING];
+    let cold = run(&[&["bench", "--json"][..], &args].concat()).json();
+    let warm = run(&[&["bench", "--json", "--cache"][..], &args].concat()).json();
+    assert_eq!(keys(&warm), BENCH_KEYS);
+    assert_eq!(warm["tokenCount"], cold["tokenCount"]);
+    assert!(run(&["bench", "--help"]).ok().contains("--cache"));
+}
+
+#[test]
 fn help_and_version_exit_zero() {
     let help = run(&["assemble", "--help"]).ok();
     for option in [
