@@ -639,9 +639,6 @@ impl<'b> Assembly<'b> {
             let body_tokens = self.meter.count_reusing(&self.scratch, body);
             let tokens = head_tokens + body_tokens;
             if tokens <= room {
-                if body_tokens < open_tokens + close_tokens + min {
-                    return None;
-                }
                 self.joins.push(start);
                 self.joins.push(body_start);
                 return Some((tokens, true));

@@ -1,0 +1,238 @@
+//! Each option of the builder does what its documentation says, on small hand-made inputs.
+
+mod common;
+
+use mentor_context::{
+    ContextBuilder, Duplicates, Encoding, MentorRagResult, OmitReason, Overflow, TokenCounter,
+};
+
+fn doc(content: &str, url: &str, score: f32) -> MentorRagResult {
+    MentorRagResult::new(
+        content,
+        Some(url),
+        Some(url.trim_start_matches("https://")),
+        score,
+    )
+}
+
+fn reasons(context: &mentor_context::AssembledContext) -> Vec<OmitReason> {
+    context.omitted.iter().map(|o| o.reason).collect()
+}
+
+/// A long result between two short ones: the long one does not fit a small budget.
+fn long_in_the_middle() -> Vec<MentorRagResult> {
+    vec![
+        doc("Short first.", "https://a.example", 0.9),
+        doc(
+            &"A long sentence that goes on. ".repeat(60),
+            "https://b.example",
+            0.8,
+        ),
+        doc("Short last.", "https://c.example", 0.7),
+    ]
+}
+
+#[test]
+fn ranks_by_score_stably_with_nan_last() {
+    let results = vec![
+        doc("nan", "https://nan.example", f32::NAN),
+        doc("low", "https://low.example", 0.1),
+        doc("tie one", "https://tie1.example", 0.5),
+        doc("high", "https://high.example", f32::INFINITY),
+        doc("tie two", "https://tie2.example", 0.5),
+    ];
+    let context = ContextBuilder::new(1000).assemble(&results).unwrap();
+    let order: Vec<_> = context
+        .citations
+        .iter()
+        .map(|c| c.source_url.as_deref().unwrap())
+        .collect();
+    assert_eq!(
+        order,
+        [
+            "https://high.example",
+            "https://tie1.example",
+            "https://tie2.example",
+            "https://low.example",
+            "https://nan.example"
+        ]
+    );
+}
+
+#[test]
+fn truncate_cuts_the_block_that_does_not_fit_and_stops() {
+    let results = long_in_the_middle();
+    let context = ContextBuilder::new(120).assemble(&results).unwrap();
+    let flags: Vec<_> = context.citations.iter().map(|c| c.truncated).collect();
+    assert_eq!(flags, [false, true]);
+    assert_eq!(reasons(&context), [OmitReason::DidNotFit]);
+    assert!(context.text.ends_with("```\n(truncated)\n"));
+    common::check_invariants(&context, &results, &Encoding::O200kBase, false, None);
+}
+
+#[test]
+fn a_cut_needs_min_truncated_tokens_of_room() {
+    let results = long_in_the_middle();
+    let cut = ContextBuilder::new(120).min_truncated_tokens(40);
+    assert_eq!(cut.assemble(&results).unwrap().citations.len(), 2);
+    // Far more than the room left after the first block: the long one is left out instead.
+    let no_cut = ContextBuilder::new(120).min_truncated_tokens(100);
+    let context = no_cut.assemble(&results).unwrap();
+    assert_eq!(context.citations.len(), 1);
+    assert_eq!(
+        reasons(&context),
+        [OmitReason::DidNotFit, OmitReason::DidNotFit]
+    );
+}
+
+#[test]
+fn stop_leaves_out_the_rest_and_skip_keeps_trying() {
+    let results = long_in_the_middle();
+    let stop = ContextBuilder::new(120).overflow(Overflow::Stop);
+    let context = stop.assemble(&results).unwrap();
+    assert_eq!(context.citations.len(), 1);
+    assert_eq!(
+        reasons(&context),
+        [OmitReason::DidNotFit, OmitReason::DidNotFit]
+    );
+
+    let skip = ContextBuilder::new(120).overflow(Overflow::Skip);
+    let context = skip.assemble(&results).unwrap();
+    let urls: Vec<_> = context
+        .citations
+        .iter()
+        .map(|c| c.source_url.as_deref())
+        .collect();
+    assert_eq!(urls, [Some("https://a.example"), Some("https://c.example")]);
+    assert!(context.citations.iter().all(|c| !c.truncated));
+    assert_eq!(
+        context.citations[1].index, 2,
+        "numbered as in the text, not by rank"
+    );
+}
+
+#[test]
+fn min_score_max_blocks_and_duplicates() {
+    let results = vec![
+        doc("same", "https://same.example", 0.6),
+        doc("same", "https://same.example", 0.9),
+        doc("same", "https://other.example", 0.8),
+        doc("low", "https://low.example", 0.05),
+        doc("nan", "https://nan.example", f32::NAN),
+        doc("fourth", "https://fourth.example", 0.3),
+    ];
+    let context = ContextBuilder::new(1000)
+        .min_score(0.1)
+        .max_blocks(2)
+        .assemble(&results)
+        .unwrap();
+    let kept: Vec<_> = context.citations.iter().map(|c| c.score).collect();
+    assert_eq!(kept, [0.9, 0.8], "the best-scored copy is kept");
+    assert_eq!(
+        reasons(&context),
+        [
+            OmitReason::Duplicate,
+            OmitReason::OverBlockLimit,
+            OmitReason::BelowMinScore,
+            OmitReason::BelowMinScore
+        ]
+    );
+    let keep = ContextBuilder::new(1000).duplicates(Duplicates::Keep);
+    assert_eq!(keep.assemble(&results).unwrap().citations.len(), 6);
+}
+
+#[test]
+fn hidden_metadata_stays_on_the_chip_only() {
+    let results = [
+        MentorRagResult::new("Body.", None::<&str>, Some("T"), 1.0).with_metadata([
+            ("author", "Ann"),
+            ("chunk_id", "c-17"),
+            ("year", "2026"),
+        ]),
+    ];
+    let context = ContextBuilder::new(100)
+        .hide_metadata_key("chunk_id")
+        .assemble(&results)
+        .unwrap();
+    assert_eq!(
+        context.text,
+        "[1] T\nauthor: Ann\nyear: 2026\n```\nBody.\n```\n"
+    );
+    let chip = context.citations[0].metadata.as_ref().unwrap();
+    assert_eq!(chip["chunk_id"], "c-17");
+}
+
+#[test]
+fn the_header_is_counted_in_the_budget() {
+    let results = long_in_the_middle();
+    let header = "Answer from the sources below and cite them as [n].   \n\n";
+    let context = ContextBuilder::new(120)
+        .header(header)
+        .assemble(&results)
+        .unwrap();
+    assert!(
+        context
+            .text
+            .starts_with("Answer from the sources below and cite them as [n].\n[1]")
+    );
+    assert_eq!(
+        Encoding::O200kBase.count(&context.text),
+        context.token_count
+    );
+    assert!(context.token_count <= 120);
+    // Nothing fits after the header: the text is the header alone.
+    let tiny = ContextBuilder::new(14)
+        .header(header)
+        .assemble(&results)
+        .unwrap();
+    assert_eq!(
+        tiny.text,
+        "Answer from the sources below and cite them as [n].\n"
+    );
+    assert!(tiny.citations.is_empty());
+}
+
+#[test]
+fn empty_input_and_zero_budget_give_empty_text() {
+    for budget in [0, 1] {
+        let context = ContextBuilder::new(budget)
+            .assemble(&long_in_the_middle())
+            .unwrap();
+        assert_eq!((context.text.as_str(), context.token_count), ("", 0));
+        assert_eq!(context.omitted.len(), 3);
+    }
+    let context = ContextBuilder::new(100).assemble(&[]).unwrap();
+    assert_eq!((context.text.as_str(), context.token_count), ("", 0));
+}
+
+#[test]
+fn the_report_serializes_in_the_wire_style() {
+    let context = ContextBuilder::new(30)
+        .assemble(&long_in_the_middle())
+        .unwrap();
+    let json = serde_json::to_value(&context).unwrap();
+    // serde_json's map sorts its keys.
+    let keys: Vec<_> = json.as_object().unwrap().keys().cloned().collect();
+    let expected = [
+        "budget",
+        "citations",
+        "context",
+        "encoding",
+        "omitted",
+        "tokenCount",
+    ];
+    assert_eq!(keys, expected);
+    let chip = json["citations"][0].as_object().unwrap();
+    let keys: Vec<_> = chip.keys().cloned().collect();
+    let expected = [
+        "index",
+        "metadata",
+        "score",
+        "sourceUrl",
+        "title",
+        "tokenCount",
+        "truncated",
+    ];
+    assert_eq!(keys, expected);
+    assert_eq!(json["omitted"][0]["reason"], "didNotFit");
+}
