@@ -80,47 +80,33 @@ pub trait TokenCounter: Send + Sync {
     }
 }
 
-impl<T: TokenCounter + ?Sized> TokenCounter for &T {
-    fn name(&self) -> &str {
-        (**self).name()
-    }
-    fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>) {
-        (**self).token_lengths(text, lengths)
-    }
-    fn count(&self, text: &str) -> usize {
-        (**self).count(text)
-    }
-    fn splits_exactly(&self, text: &str, at: usize) -> bool {
-        (**self).splits_exactly(text, at)
-    }
-    fn max_token_bytes(&self) -> usize {
-        (**self).max_token_bytes()
-    }
-    fn max_call_bytes(&self) -> usize {
-        (**self).max_call_bytes()
-    }
+/// Forwards every method, so references and shared pointers to a tokenizer are tokenizers.
+macro_rules! forward_token_counter {
+    ($($pointer:ty),*) => {$(
+        impl<T: TokenCounter + ?Sized> TokenCounter for $pointer {
+            fn name(&self) -> &str {
+                (**self).name()
+            }
+            fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>) {
+                (**self).token_lengths(text, lengths)
+            }
+            fn count(&self, text: &str) -> usize {
+                (**self).count(text)
+            }
+            fn splits_exactly(&self, text: &str, at: usize) -> bool {
+                (**self).splits_exactly(text, at)
+            }
+            fn max_token_bytes(&self) -> usize {
+                (**self).max_token_bytes()
+            }
+            fn max_call_bytes(&self) -> usize {
+                (**self).max_call_bytes()
+            }
+        }
+    )*};
 }
 
-impl<T: TokenCounter + ?Sized> TokenCounter for std::sync::Arc<T> {
-    fn name(&self) -> &str {
-        (**self).name()
-    }
-    fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>) {
-        (**self).token_lengths(text, lengths)
-    }
-    fn count(&self, text: &str) -> usize {
-        (**self).count(text)
-    }
-    fn splits_exactly(&self, text: &str, at: usize) -> bool {
-        (**self).splits_exactly(text, at)
-    }
-    fn max_token_bytes(&self) -> usize {
-        (**self).max_token_bytes()
-    }
-    fn max_call_bytes(&self) -> usize {
-        (**self).max_call_bytes()
-    }
-}
+forward_token_counter!(&T, Box<T>, std::sync::Arc<T>);
 
 /// One of OpenAI's byte-pair encodings, counted with tiktoken-rs.
 ///
