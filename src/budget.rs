@@ -12,9 +12,10 @@ use crate::cache::TokenCache;
 use crate::tokenizer::TokenCounter;
 
 /// Bytes per token assumed when choosing how much to tokenize next. English runs about 4.5
-/// bytes per token, other scripts fewer; a little under the typical figure means a chunk
-/// usually fits, and the next one is sized to what is left.
-const CHUNK_BYTES_PER_TOKEN: usize = 4;
+/// bytes per token, other scripts fewer, so a chunk sized by this usually overflows the room
+/// left: the block that does not fit is then found in one call into the tokenizer (each call
+/// costs about 2 us on top of its bytes) at the price of tokenizing a little past the cut.
+const CHUNK_BYTES_PER_TOKEN: usize = 5;
 
 /// The smallest chunk worth a call into the tokenizer.
 const MIN_CHUNK_BYTES: usize = 64;
@@ -54,6 +55,9 @@ pub(crate) struct Meter<'t> {
     lengths: Vec<u32>,
     /// Where the chunk in `lengths` starts, and the exact count before it.
     lengths_start: (usize, usize),
+    /// A position to record a checkpoint at if a token ends there (0 for none): the end of
+    /// a block's head, so the head's count falls out of measuring the whole block.
+    mark: usize,
     /// Bytes handed to the tokenizer so far, for tests and benchmarks.
     pub(crate) bytes_tokenized: usize,
 }
@@ -66,6 +70,7 @@ impl<'t> Meter<'t> {
             checkpoints: Vec::new(),
             lengths: Vec::new(),
             lengths_start: (0, 0),
+            mark: 0,
             bytes_tokenized: 0,
         }
     }
@@ -113,7 +118,7 @@ impl<'t> Meter<'t> {
             if count > room || at >= end {
                 break;
             }
-            if since >= CHECKPOINT_EVERY
+            if (since >= CHECKPOINT_EVERY || at == self.mark)
                 && text.is_char_boundary(at)
                 && self.tokenizer.splits_exactly(text, at)
             {
@@ -122,6 +127,56 @@ impl<'t> Meter<'t> {
             }
         }
         self.lengths.len()
+    }
+
+    /// [`measure`](Self::measure), also noting the count at `mark` (an exact split point in
+    /// `text`) for [`rebase`](Self::rebase).
+    pub(crate) fn measure_marked(&mut self, text: &str, room: usize, mark: usize) -> Option<usize> {
+        self.mark = mark;
+        let measured = self.measure(text, room);
+        self.mark = 0;
+        measured
+    }
+
+    /// After measuring text that overflowed: makes what was learned relative to `offset` (the
+    /// mark), as if only `text[offset..]` had been measured, and returns the count of
+    /// `text[..offset]`. `None` when the count at `offset` was not seen.
+    pub(crate) fn rebase(&mut self, text: &str, offset: usize) -> Option<usize> {
+        if !self.tokenizer.splits_exactly(text, offset) {
+            return None;
+        }
+        let (chunk_start, before_chunk) = self.lengths_start;
+        // Tokens of the current chunk that end at or before `offset`, if it starts before.
+        let mut skip = 0;
+        if chunk_start < offset {
+            let mut at = chunk_start;
+            while at < offset {
+                at += *self.lengths.get(skip)? as usize;
+                skip += 1;
+            }
+            if at != offset {
+                return None;
+            }
+        }
+        let head = match self.checkpoints.iter().find(|&&(at, _)| at == offset) {
+            Some(&(_, used)) => used,
+            None if chunk_start < offset => before_chunk + skip,
+            None => return None,
+        };
+        self.checkpoints.retain(|&(at, _)| at >= offset);
+        if self.checkpoints.first().map(|&(at, _)| at) != Some(offset) {
+            self.checkpoints.insert(0, (offset, head));
+        }
+        for checkpoint in &mut self.checkpoints {
+            *checkpoint = (checkpoint.0 - offset, checkpoint.1 - head);
+        }
+        if chunk_start < offset {
+            self.lengths.drain(..skip);
+            self.lengths_start = (0, 0);
+        } else {
+            self.lengths_start = (chunk_start - offset, before_chunk - head);
+        }
+        Some(head)
     }
 
     /// The exact token count of `text` if it is at most `room`; `None` if it is more. Either

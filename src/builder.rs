@@ -1,5 +1,6 @@
 //! The builder: configured once, then assembling the context of every request.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -81,6 +82,11 @@ struct Frame {
     close: String,
     /// Tokens of the opening plus the closing: paid once when at least one block is in.
     open_close_tokens: usize,
+    /// Tokens of a cut body's frame around its content (fence or tags, truncation mark),
+    /// before and after. Estimates for aiming a cut (a longer fence costs a token more); the
+    /// cut itself is counted exactly.
+    cut_open_tokens: usize,
+    cut_close_tokens: usize,
 }
 
 impl ContextBuilder {
@@ -251,12 +257,17 @@ impl ContextBuilder {
                 self.format.open(&mut open);
                 self.format.close(&mut close);
                 let open_close_tokens = self.tokenizer.count(&open) + self.tokenizer.count(&close);
+                let (mut cut_open, mut cut_close) = (String::new(), String::new());
+                self.format.content_open("", &mut cut_open);
+                self.format.content_close("", true, &mut cut_close);
                 Ok(Frame {
                     header,
                     header_tokens,
                     open,
                     close,
                     open_close_tokens,
+                    cut_open_tokens: self.tokenizer.count(&cut_open),
+                    cut_close_tokens: self.tokenizer.count(&cut_close),
                 })
             })
             .as_ref()
@@ -274,17 +285,20 @@ impl ContextBuilder {
     ///
     /// Only configuration errors, as [`check`](Self::check) reports them; any results are
     /// accepted.
-    pub fn assemble(&self, results: &[MentorRagResult]) -> Result<AssembledContext, Error> {
+    pub fn assemble<'r>(
+        &self,
+        results: &'r [MentorRagResult],
+    ) -> Result<AssembledContext<'r>, Error> {
         self.assemble_metered(results).map(|(context, _)| context)
     }
 
     /// [`assemble`](Self::assemble), also returning how many bytes were handed to the
     /// tokenizer: the figure the performance gates and benchmarks watch.
     #[doc(hidden)]
-    pub fn assemble_metered(
+    pub fn assemble_metered<'r>(
         &self,
-        results: &[MentorRagResult],
-    ) -> Result<(AssembledContext, usize), Error> {
+        results: &'r [MentorRagResult],
+    ) -> Result<(AssembledContext<'r>, usize), Error> {
         let frame = self.frame()?;
         let mut assembly = Assembly {
             builder: self,
@@ -364,19 +378,51 @@ impl fmt::Debug for ContextBuilder {
 }
 
 /// Indices of `results`, best first: by score, descending, stable, NaN last.
+///
+/// Sorts compact `(key, index)` pairs rather than indices compared through the results: with
+/// thousands of results, chasing each score through memory cost more than the sort. The index
+/// breaks ties, so an unstable sort of the pairs is stable by score.
 fn ranked(results: &[MentorRagResult]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..results.len()).collect();
-    order.sort_by(|&a, &b| {
-        let (a, b) = (results[a].score, results[b].score);
-        match (a.is_nan(), b.is_nan()) {
-            (true, true) => Ordering::Equal,
-            (true, false) => Ordering::Greater,
-            (false, true) => Ordering::Less,
-            // Neither is NaN, so this is total; -0.0 and 0.0 are equal, keeping input order.
-            (false, false) => b.partial_cmp(&a).unwrap_or(Ordering::Equal),
-        }
-    });
-    order
+    let mut keys: Vec<(u32, usize)> = results
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (descending_key(r.score), i))
+        .collect();
+    keys.sort_unstable();
+    keys.into_iter().map(|(_, i)| i).collect()
+}
+
+/// A key whose ascending order is descending score, with NaN after every number and -0.0
+/// equal to 0.0.
+fn descending_key(score: f32) -> u32 {
+    if score.is_nan() {
+        return u32::MAX;
+    }
+    let bits = if score == 0.0 { 0 } else { score.to_bits() };
+    // Negative floats order backwards by their bits, positive ones forwards: flip so that
+    // the integers order as the floats do.
+    let ascending = if bits >> 31 == 1 {
+        !bits
+    } else {
+        bits | 1 << 31
+    };
+    !ascending
+}
+
+/// What the format needs to write the head of `result` as block `index`.
+fn head_of<'r>(
+    builder: &'r ContextBuilder,
+    result: &'r MentorRagResult,
+    index: usize,
+    truncated: bool,
+) -> BlockHead<'r> {
+    BlockHead::new(
+        index,
+        result.display_title(),
+        truncated,
+        result.metadata.as_ref(),
+        &builder.hidden_keys,
+    )
 }
 
 /// Where [`Assembly::place`] wrote and measured a block that did not fit whole.
@@ -394,22 +440,22 @@ struct Measured {
 }
 
 /// The state of one call to `assemble`.
-struct Assembly<'b> {
+struct Assembly<'b, 'r> {
     builder: &'b ContextBuilder,
     meter: Meter<'b>,
     text: String,
     /// Byte offsets in `text` where separately counted pieces meet.
     joins: Vec<usize>,
     citations: Vec<Citation>,
-    omitted: Vec<Omission>,
+    omitted: Vec<Omission<'r>>,
     /// Results already considered for a block, to find duplicates.
-    considered: Vec<&'b MentorRagResult>,
+    considered: Vec<&'r MentorRagResult>,
     scratch: String,
 }
 
-impl<'b> Assembly<'b> {
+impl<'b, 'r> Assembly<'b, 'r> {
     /// Places blocks in rank order within `room` tokens; returns the tokens they take.
-    fn place_all(&mut self, results: &'b [MentorRagResult], mut room: usize) -> usize {
+    fn place_all(&mut self, results: &'r [MentorRagResult], mut room: usize) -> usize {
         let builder = self.builder;
         let order = ranked(results);
         let mut order = order.into_iter();
@@ -462,7 +508,7 @@ impl<'b> Assembly<'b> {
     }
 
     /// Leaves out every remaining result, with the first reason that applies.
-    fn omit_rest(&mut self, results: &[MentorRagResult], rest: impl Iterator<Item = usize>) {
+    fn omit_rest(&mut self, results: &'r [MentorRagResult], rest: impl Iterator<Item = usize>) {
         let builder = self.builder;
         for i in rest {
             let result = &results[i];
@@ -482,10 +528,10 @@ impl<'b> Assembly<'b> {
         }
     }
 
-    fn omit(&mut self, result: &MentorRagResult, reason: OmitReason) {
+    fn omit(&mut self, result: &'r MentorRagResult, reason: OmitReason) {
         self.omitted.push(Omission {
-            title: result.display_title().map(str::to_string),
-            source_url: result.source_url.clone(),
+            title: result.display_title().map(Cow::Borrowed),
+            source_url: result.source_url.as_deref().map(Cow::Borrowed),
             score: result.score,
             reason,
         });
@@ -514,18 +560,15 @@ impl<'b> Assembly<'b> {
     ) -> Option<(usize, bool)> {
         let start = self.text.len();
         self.write_head(result, index, false);
-        let Some(head_tokens) = self.meter.measure(&self.text[start..], room) else {
-            self.text.truncate(start);
-            return None;
-        };
         let body_start = self.text.len();
-        let body_room = room - head_tokens;
         let format = &*self.builder.format;
         let content = &result.content;
         // Render no more content than could fit: a huge result costs what fits, not its size.
         let max_token = self.builder.tokenizer.max_token_bytes();
-        let reach = body_room.saturating_add(1).saturating_mul(max_token);
-        let mut limit = body_room.saturating_mul(16).max(256).min(reach);
+        let reach = room.saturating_add(1).saturating_mul(max_token);
+        let mut limit = room.saturating_mul(16).max(256).min(reach);
+        // Head and body are measured in one go (each call into the tokenizer has a cost of its
+        // own); the head's count is noted on the way, for a cut.
         let (prefix_len, content_offset) = loop {
             let prefix = &content[..content.floor_char_boundary(limit.min(content.len()))];
             let whole = prefix.len() == content.len();
@@ -533,11 +576,12 @@ impl<'b> Assembly<'b> {
             let content_offset = self.text.len() - body_start;
             format.content(prefix, &mut self.text);
             format.content_close(prefix, !whole, &mut self.text);
-            match self.meter.measure(&self.text[body_start..], body_room) {
+            let block = &self.text[start..];
+            match self.meter.measure_marked(block, room, body_start - start) {
                 Some(tokens) if whole => {
                     self.joins.push(start);
                     self.joins.push(body_start);
-                    return Some((head_tokens + tokens, false));
+                    return Some((tokens, false));
                 }
                 Some(_) if limit < reach => {
                     // All of this prefix fits: the content is unusually dense (long runs of
@@ -552,6 +596,28 @@ impl<'b> Assembly<'b> {
             self.text.truncate(start);
             return None;
         }
+        let head_tokens = match self.meter.rebase(&self.text[start..], body_start - start) {
+            Some(head_tokens) => head_tokens,
+            None => {
+                // The head's end was not seen (the head alone overflows, or the tokenizer
+                // reports no exact splits): measure the body alone.
+                let head_tokens = self.meter.count_cached(&self.text[start..body_start]);
+                if head_tokens >= room {
+                    self.text.truncate(start);
+                    return None;
+                }
+                if let Some(tokens) = self
+                    .meter
+                    .measure(&self.text[body_start..], room - head_tokens)
+                    && prefix_len == content.len()
+                {
+                    self.joins.push(start);
+                    self.joins.push(body_start);
+                    return Some((head_tokens + tokens, false));
+                }
+                head_tokens
+            }
+        };
         let measured = Measured {
             start,
             body_start,
@@ -568,14 +634,10 @@ impl<'b> Assembly<'b> {
 
     /// Writes the head of `result` as block `index`.
     fn write_head(&mut self, result: &MentorRagResult, index: usize, truncated: bool) {
-        let head = BlockHead::new(
-            index,
-            result.display_title(),
-            truncated,
-            result.metadata.as_ref(),
-            &self.builder.hidden_keys,
-        );
-        self.builder.format.head(&head, &mut self.text);
+        let builder = self.builder;
+        builder
+            .format
+            .head(&head_of(builder, result, index, truncated), &mut self.text);
     }
 
     /// Cuts the block that [`place`](Self::place) measured so that it fits in `room`. The
@@ -596,26 +658,35 @@ impl<'b> Assembly<'b> {
         } = measured;
         let format = &*self.builder.format;
         let content = &result.content;
+        let frame = self.builder.frame().expect("checked before assembling");
+        let min = self.builder.effective_min_truncated_tokens().max(1);
+        if room < head_tokens + frame.cut_open_tokens + frame.cut_close_tokens + min {
+            return None;
+        }
         // Keep the measured body: the meter's checkpoints refer to it.
         self.scratch.clear();
         self.scratch.push_str(&self.text[body_start..]);
-        // What a cut body costs around its content: the opening (fence or tag) and the
-        // closing with its truncation mark.
-        let mut frame = String::new();
-        format.content_open(&content[..prefix_len], &mut frame);
-        let open_tokens = self.meter.count_cached(&frame);
-        frame.clear();
-        format.content_close("", true, &mut frame);
-        let close_tokens = self.meter.count_cached(&frame);
-        let min = self.builder.effective_min_truncated_tokens().max(1);
-        if room < head_tokens + open_tokens + close_tokens + min {
-            return None;
-        }
+        // The head of a cut block may differ (a truncation mark); count it only if it does.
+        let mut head = String::new();
+        let builder = self.builder;
+        builder
+            .format
+            .head(&head_of(builder, result, index, true), &mut head);
+        let head_tokens = if head == self.text[start..body_start] {
+            head_tokens
+        } else {
+            self.meter.count_cached(&head)
+        };
+        self.text.truncate(start);
+        self.text.push_str(&head);
+        let body_start = self.text.len();
         // Aim for the content that ends where the body's tokens, plus the closing, fill the
         // room. Joining the kept text to the closing can merge or split a token at the seam,
         // and the cut moves back to a word end; the exact count decides, and an overshoot
         // aims that many tokens lower.
-        let mut target = (room - head_tokens).saturating_sub(close_tokens);
+        let mut target = room
+            .checked_sub(head_tokens)?
+            .saturating_sub(frame.cut_close_tokens);
         for _ in 0..16 {
             let keep = self
                 .meter
@@ -627,11 +698,7 @@ impl<'b> Assembly<'b> {
                 return None;
             }
             let kept = &content[..end];
-            self.text.truncate(start);
-            // Counted, not measured: the meter's checkpoints must stay those of the body.
-            self.write_head(result, index, true);
-            let body_start = self.text.len();
-            let head_tokens = self.meter.count_cached(&self.text[start..body_start]);
+            self.text.truncate(body_start);
             format.content_open(kept, &mut self.text);
             format.content(kept, &mut self.text);
             format.content_close(kept, true, &mut self.text);
@@ -670,8 +737,8 @@ impl<'b> Assembly<'b> {
             self.omitted.insert(
                 0,
                 Omission {
-                    title: citation.title,
-                    source_url: citation.source_url,
+                    title: citation.title.map(Cow::Owned),
+                    source_url: citation.source_url.map(Cow::Owned),
                     score: citation.score,
                     reason: OmitReason::DidNotFit,
                 },
@@ -687,5 +754,34 @@ impl<'b> Assembly<'b> {
                 self.text.push_str(&frame.close);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descending_keys_order_scores_high_to_low_with_nan_last() {
+        let scores = [
+            f32::INFINITY,
+            1.5,
+            f32::MIN_POSITIVE / 4.0,
+            0.0,
+            -f32::MIN_POSITIVE / 4.0,
+            -1.5,
+            f32::NEG_INFINITY,
+            f32::NAN,
+        ];
+        for pair in scores.windows(2) {
+            assert!(
+                descending_key(pair[0]) < descending_key(pair[1]),
+                "{} before {}",
+                pair[0],
+                pair[1]
+            );
+        }
+        assert_eq!(descending_key(-0.0), descending_key(0.0));
+        assert_eq!(descending_key(-f32::NAN), descending_key(f32::NAN));
     }
 }

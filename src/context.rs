@@ -1,5 +1,7 @@
 //! The assembled context: its text, its exact token count, and the citation chips.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 use crate::record::Metadata;
@@ -8,10 +10,14 @@ use crate::record::Metadata;
 ///
 /// Serialized (camelCase, as a .NET or browser client expects), it is the report a chat UI
 /// needs: `context`, `tokenCount`, `budget`, `encoding`, `citations`, `omitted`.
+///
+/// It borrows the titles and URLs of omitted results from the input, which can be thousands
+/// long: copying them would cost more than assembling. [`into_owned`](Self::into_owned)
+/// detaches it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct AssembledContext {
+pub struct AssembledContext<'a> {
     /// The text to put in the prompt.
     #[serde(rename = "context")]
     pub text: String,
@@ -24,7 +30,21 @@ pub struct AssembledContext {
     /// One chip per block in the text, in text order; chip `n` is marker `[n]`.
     pub citations: Vec<Citation>,
     /// The results that are not in the text, best-ranked first, with the reason.
-    pub omitted: Vec<Omission>,
+    pub omitted: Vec<Omission<'a>>,
+}
+
+impl AssembledContext<'_> {
+    /// The same context, owning everything: to keep it past the input.
+    pub fn into_owned(self) -> AssembledContext<'static> {
+        AssembledContext {
+            text: self.text,
+            token_count: self.token_count,
+            budget: self.budget,
+            encoding: self.encoding,
+            citations: self.citations,
+            omitted: self.omitted.into_iter().map(Omission::into_owned).collect(),
+        }
+    }
 }
 
 /// A citation chip: what a chat UI shows for block `[index]`.
@@ -52,15 +72,27 @@ pub struct Citation {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct Omission {
+pub struct Omission<'a> {
     /// The display title, as on a chip.
-    pub title: Option<String>,
+    pub title: Option<Cow<'a, str>>,
     /// The source URL.
-    pub source_url: Option<String>,
+    pub source_url: Option<Cow<'a, str>>,
     /// The result's score.
     pub score: f32,
     /// Why it was left out.
     pub reason: OmitReason,
+}
+
+impl Omission<'_> {
+    /// The same omission, owning its strings.
+    pub fn into_owned(self) -> Omission<'static> {
+        Omission {
+            title: self.title.map(|t| Cow::Owned(t.into_owned())),
+            source_url: self.source_url.map(|u| Cow::Owned(u.into_owned())),
+            score: self.score,
+            reason: self.reason,
+        }
+    }
 }
 
 /// Why a result was left out.

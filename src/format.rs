@@ -37,7 +37,8 @@ use crate::record::Metadata;
 /// }
 ///
 /// let builder = ContextBuilder::new(100).format(Sourced);
-/// let context = builder.assemble(&[MentorRagResult::new("Hello.", None::<&str>, Some("Greeting"), 1.0)])?;
+/// let results = [MentorRagResult::new("Hello.", None::<&str>, Some("Greeting"), 1.0)];
+/// let context = builder.assemble(&results)?;
 /// assert_eq!(context.text, "[1] Source: Greeting\n```\nHello.\n```\n");
 /// # Ok::<(), mentor_context::Error>(())
 /// ```

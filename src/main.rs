@@ -491,7 +491,7 @@ fn bench(args: &BenchArgs) -> Result<String, Failure> {
 fn bench_step<'a>(
     builder: &'a ContextBuilder,
     results: &'a [MentorRagResult],
-) -> impl FnMut() -> Result<AssembledContext, Failure> + 'a {
+) -> impl FnMut() -> Result<AssembledContext<'a>, Failure> + 'a {
     move || builder.assemble(results).map_err(configuration_failure)
 }
 

@@ -13,7 +13,7 @@ fn result(content: &str, title: Option<&str>, score: f32) -> MentorRagResult {
     MentorRagResult::new(content, Some("https://docs.example/page"), title, score)
 }
 
-fn assemble(builder: &ContextBuilder, results: &[MentorRagResult]) -> AssembledContext {
+fn assemble<'r>(builder: &ContextBuilder, results: &'r [MentorRagResult]) -> AssembledContext<'r> {
     builder.assemble(results).expect("valid configuration")
 }
 

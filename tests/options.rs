@@ -194,10 +194,9 @@ fn the_header_is_counted_in_the_budget() {
 
 #[test]
 fn empty_input_and_zero_budget_give_empty_text() {
+    let results = long_in_the_middle();
     for budget in [0, 1] {
-        let context = ContextBuilder::new(budget)
-            .assemble(&long_in_the_middle())
-            .unwrap();
+        let context = ContextBuilder::new(budget).assemble(&results).unwrap();
         assert_eq!((context.text.as_str(), context.token_count), ("", 0));
         assert_eq!(context.omitted.len(), 3);
     }
@@ -207,9 +206,8 @@ fn empty_input_and_zero_budget_give_empty_text() {
 
 #[test]
 fn the_report_serializes_in_the_wire_style() {
-    let context = ContextBuilder::new(30)
-        .assemble(&long_in_the_middle())
-        .unwrap();
+    let results = long_in_the_middle();
+    let context = ContextBuilder::new(30).assemble(&results).unwrap();
     let json = serde_json::to_value(&context).unwrap();
     // serde_json's map sorts its keys.
     let keys: Vec<_> = json.as_object().unwrap().keys().cloned().collect();
