@@ -251,6 +251,11 @@ impl<'t> Meter<'t> {
             let Some(end) = end else {
                 return self.probe(text, pos, used, room, want, reach);
             };
+            if end == text.len() && end - pos <= remaining && self.cache.is_none() {
+                // Every token spans a byte at least, so the rest fits: only its count is
+                // needed, not where its tokens end (nothing will be cut, or remembered).
+                return Some(used + self.count(&text[pos..end]));
+            }
             let n = self.tokenize(text, pos, end, used, room);
             if used + n > room {
                 return None;

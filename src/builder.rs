@@ -476,10 +476,7 @@ impl<'b, 'r> Assembly<'b, 'r> {
                 self.omit(result, OmitReason::Duplicate);
                 continue;
             }
-            if builder
-                .max_blocks
-                .is_some_and(|max| self.citations.len() >= max)
-            {
+            if self.at_block_limit() {
                 self.omit(result, OmitReason::OverBlockLimit);
                 continue;
             }
@@ -514,10 +511,7 @@ impl<'b, 'r> Assembly<'b, 'r> {
             let result = &results[i];
             let reason = if builder.below_min_score(result.score) {
                 OmitReason::BelowMinScore
-            } else if builder
-                .max_blocks
-                .is_some_and(|max| self.citations.len() >= max)
-            {
+            } else if self.at_block_limit() {
                 OmitReason::OverBlockLimit
             } else {
                 // Once the budget is full, the rest are not compared for duplicates: that
@@ -526,6 +520,12 @@ impl<'b, 'r> Assembly<'b, 'r> {
             };
             self.omit(result, reason);
         }
+    }
+
+    fn at_block_limit(&self) -> bool {
+        self.builder
+            .max_blocks
+            .is_some_and(|max| self.citations.len() >= max)
     }
 
     fn omit(&mut self, result: &'r MentorRagResult, reason: OmitReason) {

@@ -48,7 +48,8 @@ pub trait TokenCounter: Send + Sync {
     /// Appends the length in bytes of each token of `text`, encoded as ordinary text (special
     /// tokens such as `<|endoftext|>` are plain text), to `lengths`.
     ///
-    /// The lengths must add up to `text.len()`.
+    /// The lengths must add up to `text.len()`, and each must be at least 1: the builder
+    /// relies on a text never having more tokens than bytes.
     fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>);
 
     /// The number of tokens in `text`, encoded as ordinary text.
