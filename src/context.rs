@@ -120,3 +120,47 @@ impl std::fmt::Display for OmitReason {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn context(title: &str) -> AssembledContext<'_> {
+        AssembledContext {
+            text: "[1] T\n```\nx\n```\n".to_string(),
+            token_count: 9,
+            budget: 10,
+            encoding: "o200k_base".to_string(),
+            citations: Vec::new(),
+            omitted: vec![Omission {
+                title: Some(Cow::Borrowed(title)),
+                source_url: None,
+                score: 0.5,
+                reason: OmitReason::OverBlockLimit,
+            }],
+        }
+    }
+
+    #[test]
+    fn into_owned_keeps_everything() {
+        let title = String::from("Left out");
+        let borrowed = context(&title);
+        let owned: AssembledContext<'static> = borrowed.clone().into_owned();
+        drop(title);
+        assert_eq!(owned.omitted[0].title.as_deref(), Some("Left out"));
+        assert_eq!(owned.text, "[1] T\n```\nx\n```\n");
+    }
+
+    #[test]
+    fn reasons_read_as_words_and_serialize_in_camel_case() {
+        assert_eq!(
+            OmitReason::OverBlockLimit.to_string(),
+            "over the block limit"
+        );
+        let json = serde_json::to_string(&context("t").omitted[0]).unwrap();
+        assert_eq!(
+            json,
+            r#"{"title":"t","sourceUrl":null,"score":0.5,"reason":"overBlockLimit"}"#
+        );
+    }
+}

@@ -78,3 +78,38 @@ impl From<serde_json::Error> for Error {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_errors_carry_position_without_repeating_it() {
+        let err: Error = serde_json::from_str::<Vec<u8>>("[1,\n 2,")
+            .unwrap_err()
+            .into();
+        let Error::Json {
+            line,
+            column,
+            message,
+        } = &err
+        else {
+            panic!("{err:?}")
+        };
+        assert_eq!((*line, *column), (2, 3));
+        assert!(!message.contains("line"), "{message}");
+        assert_eq!(err.to_string(), format!("line 2, column 3: {message}"));
+    }
+
+    #[test]
+    fn messages_name_the_problem() {
+        let err = Error::HeaderOverBudget {
+            header_tokens: 12,
+            budget: 10,
+        };
+        assert_eq!(
+            err.to_string(),
+            "the header takes 12 tokens, more than the budget of 10"
+        );
+    }
+}

@@ -234,3 +234,13 @@ fn the_report_serializes_in_the_wire_style() {
     assert_eq!(keys, expected);
     assert_eq!(json["omitted"][0]["reason"], "didNotFit");
 }
+
+#[test]
+fn shared_types_are_send_and_sync() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<ContextBuilder>();
+    send_sync::<mentor_context::TokenCache>();
+    send_sync::<mentor_context::AssembledContext<'static>>();
+    send_sync::<MentorRagResult>();
+    send_sync::<mentor_context::Error>();
+}
