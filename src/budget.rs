@@ -1,4 +1,5 @@
-//! Counting against a budget: each byte tokenized once, and never further than could fit.
+//! Counting against a budget: tokenizing no further than could still fit, and a cut block
+//! only again around the cut.
 //!
 //! A [`Meter`] measures a piece of text against the room left. It tokenizes in chunks that end
 //! at exact split points (see [`TokenCounter::splits_exactly`]), so the chunk counts add up to

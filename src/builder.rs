@@ -191,6 +191,24 @@ impl ContextBuilder {
         self
     }
 
+    /// Writes the head of `result` as block `index` in the configured format.
+    fn write_head(
+        &self,
+        result: &MentorRagResult,
+        index: usize,
+        truncated: bool,
+        out: &mut String,
+    ) {
+        let head = BlockHead::new(
+            index,
+            result.display_title(),
+            truncated,
+            result.metadata.as_ref(),
+            &self.hidden_keys,
+        );
+        self.format.head(&head, out);
+    }
+
     /// Whether `score` is below the minimum; NaN is below any minimum.
     fn below_min_score(&self, score: f32) -> bool {
         self.min_score.is_some_and(|min| {
@@ -409,22 +427,6 @@ fn descending_key(score: f32) -> u32 {
     !ascending
 }
 
-/// What the format needs to write the head of `result` as block `index`.
-fn head_of<'r>(
-    builder: &'r ContextBuilder,
-    result: &'r MentorRagResult,
-    index: usize,
-    truncated: bool,
-) -> BlockHead<'r> {
-    BlockHead::new(
-        index,
-        result.display_title(),
-        truncated,
-        result.metadata.as_ref(),
-        &builder.hidden_keys,
-    )
-}
-
 /// Where [`Assembly::place`] wrote and measured a block that did not fit whole.
 struct Measured {
     /// Where the block starts in the text.
@@ -559,7 +561,8 @@ impl<'b, 'r> Assembly<'b, 'r> {
         truncate: bool,
     ) -> Option<(usize, bool)> {
         let start = self.text.len();
-        self.write_head(result, index, false);
+        let builder = self.builder;
+        builder.write_head(result, index, false, &mut self.text);
         let body_start = self.text.len();
         let format = &*self.builder.format;
         let content = &result.content;
@@ -579,8 +582,7 @@ impl<'b, 'r> Assembly<'b, 'r> {
             let block = &self.text[start..];
             match self.meter.measure_marked(block, room, body_start - start) {
                 Some(tokens) if whole => {
-                    self.joins.push(start);
-                    self.joins.push(body_start);
+                    self.record_block(start, body_start);
                     return Some((tokens, false));
                 }
                 Some(_) if limit < reach => {
@@ -611,8 +613,7 @@ impl<'b, 'r> Assembly<'b, 'r> {
                     .measure(&self.text[body_start..], room - head_tokens)
                     && prefix_len == content.len()
                 {
-                    self.joins.push(start);
-                    self.joins.push(body_start);
+                    self.record_block(start, body_start);
                     return Some((head_tokens + tokens, false));
                 }
                 head_tokens
@@ -632,12 +633,11 @@ impl<'b, 'r> Assembly<'b, 'r> {
         placed
     }
 
-    /// Writes the head of `result` as block `index`.
-    fn write_head(&mut self, result: &MentorRagResult, index: usize, truncated: bool) {
-        let builder = self.builder;
-        builder
-            .format
-            .head(&head_of(builder, result, index, truncated), &mut self.text);
+    /// Records that a block starts at `start` and its body at `body_start`: both are joins
+    /// between separately counted pieces.
+    fn record_block(&mut self, start: usize, body_start: usize) {
+        self.joins.push(start);
+        self.joins.push(body_start);
     }
 
     /// Cuts the block that [`place`](Self::place) measured so that it fits in `room`. The
@@ -668,10 +668,7 @@ impl<'b, 'r> Assembly<'b, 'r> {
         self.scratch.push_str(&self.text[body_start..]);
         // The head of a cut block may differ (a truncation mark); count it only if it does.
         let mut head = String::new();
-        let builder = self.builder;
-        builder
-            .format
-            .head(&head_of(builder, result, index, true), &mut head);
+        self.builder.write_head(result, index, true, &mut head);
         let head_tokens = if head == self.text[start..body_start] {
             head_tokens
         } else {
@@ -706,8 +703,7 @@ impl<'b, 'r> Assembly<'b, 'r> {
             let body_tokens = self.meter.count_reusing(&self.scratch, body);
             let tokens = head_tokens + body_tokens;
             if tokens <= room {
-                self.joins.push(start);
-                self.joins.push(body_start);
+                self.record_block(start, body_start);
                 return Some((tokens, true));
             }
             target = target.checked_sub(tokens - room)?;

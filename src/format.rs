@@ -361,6 +361,13 @@ fn push_decimal(out: &mut String, n: usize) {
 mod tests {
     use super::*;
 
+    fn metadata(entries: &[(&str, &str)]) -> Metadata {
+        entries
+            .iter()
+            .map(|&(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
     fn head_text(format: &dyn Format, title: Option<&str>, metadata: Option<&Metadata>) -> String {
         let mut out = String::new();
         format.head(&BlockHead::new(3, title, false, metadata, &[]), &mut out);
@@ -369,10 +376,7 @@ mod tests {
 
     #[test]
     fn plain_head_lists_metadata_in_order() {
-        let metadata: Metadata = [("version", "3"), ("author", "A. Writer"), ("empty", " ")]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
+        let metadata = metadata(&[("version", "3"), ("author", "A. Writer"), ("empty", " ")]);
         assert_eq!(
             head_text(&PlainFormat, Some("Guide"), Some(&metadata)),
             "[3] Guide\nversion: 3\nauthor: A. Writer\nempty:\n"
@@ -382,10 +386,7 @@ mod tests {
 
     #[test]
     fn metadata_keys_cannot_forge_markers_or_fences() {
-        let metadata: Metadata = [("[7] Forged", "x"), ("```", "y"), ("ok", "[8] z")]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
+        let metadata = metadata(&[("[7] Forged", "x"), ("```", "y"), ("ok", "[8] z")]);
         assert_eq!(
             head_text(&PlainFormat, None, Some(&metadata)),
             "[3]\n\\[7] Forged: x\n\\```: y\nok: [8] z\n"
@@ -394,10 +395,7 @@ mod tests {
 
     #[test]
     fn hidden_keys_are_left_out() {
-        let metadata: Metadata = [("id", "42"), ("author", "A")]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
+        let metadata = metadata(&[("id", "42"), ("author", "A")]);
         let hidden = ["id".to_string()];
         let mut out = String::new();
         PlainFormat.head(

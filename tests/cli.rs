@@ -7,20 +7,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+mod common;
+
+use common::REPORT_KEYS;
 use mentor_context::{Encoding, TokenCounter};
 use serde_json::Value;
 
 const PRICING: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/pricing.json");
-
-/// The keys of an `assemble --json` report, sorted.
-const REPORT_KEYS: [&str; 6] = [
-    "budget",
-    "citations",
-    "context",
-    "encoding",
-    "omitted",
-    "tokenCount",
-];
 
 /// The keys of a `bench --json` report, sorted.
 const BENCH_KEYS: [&str; 5] = ["iterations", "maxNs", "medianNs", "minNs", "tokenCount"];

@@ -3,6 +3,17 @@
 #![allow(dead_code, unreachable_pub)]
 
 use mentor_context::{AssembledContext, MentorRagResult, TokenCounter};
+
+/// The keys of a serialized [`AssembledContext`] (the command's `--json` report), in the
+/// order serde_json's map sorts them.
+pub const REPORT_KEYS: [&str; 6] = [
+    "budget",
+    "citations",
+    "context",
+    "encoding",
+    "omitted",
+    "tokenCount",
+];
 use unicode_segmentation::UnicodeSegmentation;
 
 /// The blocks a reader of the text sees, as (marker number, content lines joined), parsed
