@@ -22,7 +22,8 @@ use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use mentor_context::{
-    AssembledContext, ContextBuilder, Encoding, MentorRagResult, TokenCache, parse_results,
+    AssembledContext, Assembler, ContextBuilder, Encoding, MentorRagResult, TokenCache,
+    parse_results,
 };
 use tiktoken_rs::CoreBPE;
 
@@ -65,23 +66,29 @@ fn floor(bpe: &CoreBPE, text: &str) -> usize {
     bpe.encode_ordinary(text).len()
 }
 
-/// A builder with the tables built, so that their one-off cost is not timed.
+/// A configuration for `budget` tokens in `encoding`.
 fn builder(budget: usize, encoding: Encoding) -> ContextBuilder {
-    let builder = ContextBuilder::new(budget).encoding(encoding);
-    builder.check().expect("valid configuration");
-    builder
+    ContextBuilder::new(budget).encoding(encoding)
+}
+
+/// An assembler, built (and so its tables) outside the timing loop, so that the one-off cost
+/// is not timed.
+fn assembler(budget: usize, encoding: Encoding) -> Assembler {
+    builder(budget, encoding)
+        .build()
+        .expect("valid configuration")
 }
 
 /// Assembles once outside the timing loop and checks the result is what the floor is
 /// measured over: the exact count of the text.
-fn produce(builder: &ContextBuilder, bpe: &CoreBPE, results: &[MentorRagResult]) -> String {
-    let context: AssembledContext = builder.assemble(results).expect("assembles");
+fn produce(builder: &Assembler, bpe: &CoreBPE, results: &[MentorRagResult]) -> String {
+    let context: AssembledContext = builder.assemble(results);
     assert_eq!(
         context.token_count,
         floor(bpe, &context.text),
         "token_count is not the count of the text"
     );
-    assert!(context.token_count <= builder.get_budget());
+    assert!(context.token_count <= builder.budget());
     context.text
 }
 
@@ -193,9 +200,9 @@ fn cold(c: &mut Criterion) {
         let results = fixture(name);
         for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
             let bpe = bpe(encoding);
-            let builder = builder(BUDGET, encoding);
+            let builder = assembler(BUDGET, encoding);
             let text = produce(&builder, bpe, &results);
-            let (_, bytes) = builder.assemble_metered(&results).expect("assembles");
+            let bytes = builder.assemble_with_stats(&results).1.bytes_tokenized;
             eprintln!(
                 "cold/{name}/{}: {} bytes of text, {bytes} bytes tokenized ({:.3}x)",
                 short_name(encoding),
@@ -207,19 +214,19 @@ fn cold(c: &mut Criterion) {
             // `ours` and `floor` each run both workloads in turn and time one, so that the
             // load of a shared machine falls on both alike: their ratio is the target.
             let assemble = || {
-                black_box(builder.assemble(black_box(&results)).expect("assembles"));
+                black_box(builder.assemble(black_box(&results)));
             };
             let encode = || {
                 black_box(floor(bpe, black_box(&text)));
             };
             group.bench_function("ours", |b| {
-                b.iter_custom(|iters| interleaved(iters, assemble, encode))
+                b.iter_custom(|iters| interleaved(iters, assemble, encode));
             });
             group.bench_function("floor", |b| {
-                b.iter_custom(|iters| interleaved(iters, encode, assemble))
+                b.iter_custom(|iters| interleaved(iters, encode, assemble));
             });
             group.bench_function("naive", |b| {
-                b.iter(|| naive(black_box(&results), BUDGET, bpe))
+                b.iter(|| naive(black_box(&results), BUDGET, bpe));
             });
             group.finish();
         }
@@ -232,9 +239,13 @@ fn warm(c: &mut Criterion) {
         let results = fixture(name);
         for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
             let bpe = bpe(encoding);
-            let builder = builder(BUDGET, encoding).cache(TokenCache::new(64 << 20));
+            let builder = builder(BUDGET, encoding)
+                .cache(TokenCache::new(64 << 20))
+                .build()
+                .expect("valid configuration");
             let text = produce(&builder, bpe, &results);
-            let (again, bytes) = builder.assemble_metered(&results).expect("assembles");
+            let (again, stats) = builder.assemble_with_stats(&results);
+            let bytes = stats.bytes_tokenized;
             assert_eq!(again.text, text, "a warm run changed the text");
             eprintln!(
                 "warm/{name}/{}: {bytes} bytes tokenized when warm ({:.3}x the text)",
@@ -243,9 +254,7 @@ fn warm(c: &mut Criterion) {
             );
             let mut group = c.benchmark_group(format!("warm/{name}/{}", short_name(encoding)));
             configure(&mut group);
-            group.bench_function("ours", |b| {
-                b.iter(|| builder.assemble(black_box(&results)).expect("assembles"))
-            });
+            group.bench_function("ours", |b| b.iter(|| builder.assemble(black_box(&results))));
             group.bench_function("floor", |b| b.iter(|| floor(bpe, black_box(&text))));
             group.finish();
         }
@@ -260,17 +269,17 @@ fn budget(c: &mut Criterion) {
     let mut group = c.benchmark_group("budget");
     configure(&mut group);
     for budget in BUDGETS {
-        let builder = builder(budget, encoding);
+        let builder = assembler(budget, encoding);
         let text = produce(&builder, bpe, &results);
         assert!(
             floor(bpe, &text) * 10 >= budget * 9,
             "the input does not fill {budget} tokens"
         );
         group.bench_with_input(BenchmarkId::new("ours", budget), &results, |b, results| {
-            b.iter(|| builder.assemble(black_box(results)).expect("assembles"))
+            b.iter(|| builder.assemble(black_box(results)));
         });
         group.bench_with_input(BenchmarkId::new("floor", budget), &text, |b, text| {
-            b.iter(|| floor(bpe, black_box(text)))
+            b.iter(|| floor(bpe, black_box(text)));
         });
     }
     group.finish();
@@ -283,14 +292,14 @@ fn inputs(c: &mut Criterion) {
     let english = fixture("english");
     let many = replicate(&english, INPUTS[INPUTS.len() - 1] / english.len());
     let huge = vec![huge(&english, HUGE_BYTES)];
-    let builder = builder(BUDGET, encoding);
+    let builder = assembler(BUDGET, encoding);
     let mut group = c.benchmark_group("inputs");
     configure(&mut group);
     for n in INPUTS {
         let results = &many[..n];
         produce(&builder, bpe, results);
         group.bench_with_input(BenchmarkId::new("ours", n), results, |b, results| {
-            b.iter(|| builder.assemble(black_box(results)).expect("assembles"))
+            b.iter(|| builder.assemble(black_box(results)));
         });
     }
     let text = produce(&builder, bpe, &huge);
@@ -299,7 +308,7 @@ fn inputs(c: &mut Criterion) {
         "the 10 MB result does not fill the budget"
     );
     group.bench_with_input(BenchmarkId::new("ours", "10mb"), &huge, |b, huge| {
-        b.iter(|| builder.assemble(black_box(huge)).expect("assembles"))
+        b.iter(|| builder.assemble(black_box(huge)));
     });
     group.finish();
 }
@@ -312,21 +321,24 @@ fn backend(c: &mut Criterion) {
     for name in ["english", "multilingual"] {
         let results = fixture(name);
         for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
-            let tiktoken = builder(BUDGET, encoding);
+            let tiktoken = assembler(BUDGET, encoding);
             let fast = FastEncoding::try_from(encoding).expect("bpe-openai ships it");
-            let bpe_openai = tiktoken.clone().tokenizer(fast);
+            let bpe_openai = builder(BUDGET, encoding)
+                .tokenizer(fast)
+                .build()
+                .expect("valid configuration");
             assert_eq!(
-                bpe_openai.assemble(&results).expect("assembles"),
-                tiktoken.assemble(&results).expect("assembles"),
+                bpe_openai.assemble(&results),
+                tiktoken.assemble(&results),
                 "the backends disagree"
             );
             let mut group = c.benchmark_group(format!("backend/{name}/{}", short_name(encoding)));
             configure(&mut group);
             group.bench_function("tiktoken", |b| {
-                b.iter(|| tiktoken.assemble(black_box(&results)).expect("assembles"))
+                b.iter(|| tiktoken.assemble(black_box(&results)));
             });
             group.bench_function("bpe-openai", |b| {
-                b.iter(|| bpe_openai.assemble(black_box(&results)).expect("assembles"))
+                b.iter(|| bpe_openai.assemble(black_box(&results)));
             });
             group.finish();
         }

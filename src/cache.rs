@@ -4,6 +4,8 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
+use crate::meter::Checkpoint;
+
 /// Remembers what measuring a text taught: its token count and exact checkpoints inside it.
 ///
 /// Chat backends retrieve the same documents again and again. With a cache, a block measured
@@ -17,11 +19,12 @@ use std::sync::{Arc, Mutex};
 /// ```
 /// use mentor_context::{ContextBuilder, MentorRagResult, TokenCache};
 ///
-/// let builder = ContextBuilder::new(500).cache(TokenCache::new(64 << 20));
-/// let results = [MentorRagResult::new("Cached once, counted once.", None::<&str>, Some("Doc"), 1.0)];
-/// let cold = builder.assemble(&results)?;
-/// let warm = builder.assemble(&results)?;
+/// let assembler = ContextBuilder::new(500).cache(TokenCache::new(64 << 20)).build()?;
+/// let results = [MentorRagResult::from_content("Cached once, counted once.", 1.0)];
+/// let (cold, cold_stats) = assembler.assemble_with_stats(&results);
+/// let (warm, warm_stats) = assembler.assemble_with_stats(&results);
 /// assert_eq!(cold, warm);
+/// assert!(warm_stats.bytes_tokenized < cold_stats.bytes_tokenized);
 /// # Ok::<(), mentor_context::Error>(())
 /// ```
 #[derive(Debug, Clone)]
@@ -45,8 +48,8 @@ pub(crate) struct Entry {
     pub(crate) text: Box<str>,
     /// The whole text's count, if it was ever measured to the end.
     pub(crate) total: Option<usize>,
-    /// Exact split points with the count before each, ascending, from `(0, 0)`.
-    pub(crate) checkpoints: Box<[(usize, usize)]>,
+    /// Exact split points with the count before each, ascending, from the start.
+    pub(crate) checkpoints: Box<[Checkpoint]>,
 }
 
 /// Bytes an entry costs beyond its text: the key, the map slot, the checkpoints' headers.
@@ -54,12 +57,13 @@ const ENTRY_OVERHEAD: usize = 96;
 
 impl Entry {
     fn cost(&self) -> usize {
-        self.text.len() + self.checkpoints.len() * 16 + ENTRY_OVERHEAD
+        self.text.len() + std::mem::size_of_val(&*self.checkpoints) + ENTRY_OVERHEAD
     }
 }
 
 impl TokenCache {
     /// A cache holding at most about `max_bytes` of texts and their counts.
+    #[must_use]
     pub fn new(max_bytes: usize) -> TokenCache {
         TokenCache {
             inner: Arc::new(Mutex::new(Inner {
@@ -72,16 +76,19 @@ impl TokenCache {
     }
 
     /// The number of texts held.
+    #[must_use]
     pub fn len(&self) -> usize {
         self.lock().entries.len()
     }
 
     /// Whether the cache holds nothing.
+    #[must_use]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// About how many bytes the cache holds.
+    #[must_use]
     pub fn bytes(&self) -> usize {
         self.lock().bytes
     }
@@ -97,7 +104,9 @@ impl TokenCache {
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         // A panic while holding the lock cannot leave the map inconsistent in a way that
         // matters: every entry is checked against the text before it is used.
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// What is known about `text` under `tokenizer`, if anything.
@@ -113,7 +122,7 @@ impl TokenCache {
         tokenizer: &str,
         text: &str,
         total: Option<usize>,
-        checkpoints: &[(usize, usize)],
+        checkpoints: &[Checkpoint],
     ) {
         let entry = Entry {
             tokenizer: tokenizer.into(),
@@ -171,7 +180,7 @@ mod tests {
     #[test]
     fn hits_only_for_the_same_text_and_tokenizer() {
         let cache = TokenCache::new(1 << 20);
-        cache.put("o200k_base", "hello world", Some(2), &[(0, 0)]);
+        cache.put("o200k_base", "hello world", Some(2), &[Checkpoint::START]);
         assert_eq!(
             cache.get("o200k_base", "hello world").unwrap().total,
             Some(2)
@@ -184,7 +193,7 @@ mod tests {
     fn evicts_oldest_beyond_the_limit() {
         let cache = TokenCache::new(3 * (ENTRY_OVERHEAD + 16 + 10));
         for i in 0..5 {
-            cache.put("t", &format!("text {i:05}"), Some(i), &[(0, 0)]);
+            cache.put("t", &format!("text {i:05}"), Some(i), &[Checkpoint::START]);
         }
         assert_eq!(cache.len(), 3);
         assert!(cache.get("t", "text 00000").is_none());

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::record::Metadata;
 
-/// The result of [`ContextBuilder::assemble`](crate::ContextBuilder::assemble).
+/// The result of [`Assembler::assemble`](crate::Assembler::assemble).
 ///
 /// Serialized (camelCase, as a .NET or browser client expects), it is the report a chat UI
 /// needs: `context`, `tokenCount`, `budget`, `encoding`, `citations`, `omitted`.
@@ -35,6 +35,7 @@ pub struct AssembledContext<'a> {
 
 impl AssembledContext<'_> {
     /// The same context, owning everything: to keep it past the input.
+    #[must_use]
     pub fn into_owned(self) -> AssembledContext<'static> {
         AssembledContext {
             text: self.text,
@@ -85,6 +86,7 @@ pub struct Omission<'a> {
 
 impl Omission<'_> {
     /// The same omission, owning its strings.
+    #[must_use]
     pub fn into_owned(self) -> Omission<'static> {
         Omission {
             title: self.title.map(|t| Cow::Owned(t.into_owned())),

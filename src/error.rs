@@ -1,11 +1,14 @@
 //! Errors: what went wrong, and where.
 
-/// Everything that can go wrong when configuring a builder or reading results.
+use std::sync::Arc;
+
+/// Everything that can go wrong when configuring an assembler or reading results.
 ///
-/// Assembling never fails for reasons of content: any text, score or size is handled. Errors
-/// come from configuration that can never produce a valid context (a header that alone is
-/// over the budget) and from input that is not a valid list of results.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+/// Assembling never fails: any text, score or size is handled. Errors come from configuration
+/// that can never produce a valid context (a header that alone is over the budget), from
+/// names that mean nothing (an unknown encoding), and from input that is not a valid list of
+/// results.
+#[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// An encoding name other than `o200k_base`, `cl100k_base`, `p50k_base` or `r50k_base`.
@@ -20,11 +23,16 @@ pub enum Error {
         /// The name given.
         model: String,
     },
-    /// A format name other than the built-in ones.
-    #[error("unknown format `{name}` (expected plain or xml)")]
-    UnknownFormat {
+    /// A name that names nothing of its kind: a format, an overflow policy, a duplicates
+    /// mode.
+    #[error("unknown {kind} `{name}` (expected {expected})")]
+    UnknownName {
+        /// What was being named, such as `"format"`.
+        kind: &'static str,
         /// The name given.
         name: String,
+        /// The names that are known, as words.
+        expected: &'static str,
     },
     /// The header alone takes more tokens than the budget.
     #[error("the header takes {header_tokens} tokens, more than the budget of {budget}")]
@@ -57,7 +65,20 @@ pub enum Error {
         column: usize,
         /// What is wrong there.
         message: String,
+        /// The parser's own error.
+        #[source]
+        source: Arc<serde_json::Error>,
     },
+}
+
+impl Error {
+    pub(crate) fn unknown_name(kind: &'static str, name: &str, expected: &'static str) -> Error {
+        Error::UnknownName {
+            kind,
+            name: name.to_string(),
+            expected,
+        }
+    }
 }
 
 impl From<serde_json::Error> for Error {
@@ -75,6 +96,7 @@ impl From<serde_json::Error> for Error {
             line: err.line().max(1),
             column: err.column().max(1),
             message,
+            source: Arc::new(err),
         }
     }
 }
@@ -92,6 +114,7 @@ mod tests {
             line,
             column,
             message,
+            ..
         } = &err
         else {
             panic!("{err:?}")
@@ -99,6 +122,8 @@ mod tests {
         assert_eq!((*line, *column), (2, 3));
         assert!(!message.contains("line"), "{message}");
         assert_eq!(err.to_string(), format!("line 2, column 3: {message}"));
+        let source = std::error::Error::source(&err).expect("the parser's error is kept");
+        assert!(source.to_string().contains("line 2 column 3"), "{source}");
     }
 
     #[test]

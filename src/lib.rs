@@ -1,24 +1,100 @@
-#![doc = include_str!("../README.md")]
+//! Ranked retrieval results into the context block of an LLM prompt, within a token budget
+//! that is exact.
+//!
+//! The text this crate returns, counted again by the same tokenizer, never exceeds the
+//! budget, and the count it reports is the count of the text. Each block carries a citation
+//! marker `[n]`, and the citation chips it returns are exactly the blocks in the text,
+//! numbered as in the text; every result left out is reported with its reason.
+//!
+//! # Quick start
+//!
+//! ```
+//! use mentor_context::{ContextBuilder, Encoding, MentorRagResult};
+//!
+//! // Configure and validate once, at start-up.
+//! let assembler = ContextBuilder::new(1500).encoding(Encoding::O200kBase).build()?;
+//!
+//! // Assemble per request: this cannot fail.
+//! let results = vec![
+//!     MentorRagResult::new("Plan B costs 12 EUR a month.", Some("https://example.com/prices"), Some("Price list"), 0.91)
+//!         .with_metadata([("valid from", "2026-01-01")]),
+//!     MentorRagResult::from_content("Plan B cost 10 EUR a month.", 0.87)
+//!         .with_source_url("https://example.com/prices-2025")
+//!         .with_title("Price list")
+//!         .with_metadata([("valid from", "2025-01-01")]),
+//! ];
+//! let context = assembler.assemble(&results);
+//!
+//! assert_eq!(
+//!     context.text,
+//!     "[1] Price list\nvalid from: 2026-01-01\n```\nPlan B costs 12 EUR a month.\n```\n\
+//!      [2] Price list\nvalid from: 2025-01-01\n```\nPlan B cost 10 EUR a month.\n```\n"
+//! );
+//! assert!(context.token_count <= 1500);
+//! assert_eq!(context.citations[1].source_url.as_deref(), Some("https://example.com/prices-2025"));
+//! # Ok::<(), mentor_context::Error>(())
+//! ```
+//!
+//! # Concepts
+//!
+//! - [`MentorRagResult`]: one retrieval result, the Rust twin of the .NET record, with the
+//!   same JSON wire form ([`parse_results`] reads a request).
+//! - [`ContextBuilder`]: the configuration. Every setter states its default;
+//!   [`build`](ContextBuilder::build) validates it once and returns an [`Assembler`].
+//! - [`Assembler`]: `Send + Sync`, cheap to clone; [`assemble`](Assembler::assemble) turns a
+//!   request's results into an [`AssembledContext`]: the text, its exact `token_count`, the
+//!   [`Citation`] chips and the [`Omission`]s.
+//! - [`Format`]: how a block looks. [`PlainFormat`] (default) and [`XmlFormat`] ship;
+//!   [`BuiltinFormat`] picks one by name at run time; implement the trait for your own.
+//! - [`TokenCounter`]: how tokens are counted. [`Encoding`] covers OpenAI's encodings
+//!   through tiktoken-rs; implement the trait for any other tokenizer.
+//! - [`Overflow`] and [`Duplicates`]: what happens to the block that does not fit, and to
+//!   repeated results. [`TokenCache`] remembers counts across requests.
+//!
+//! # Guarantees
+//!
+//! Each has a test that fails when it breaks (the repository's README lists them):
+//!
+//! - the text's real count equals `token_count` and is at most the budget, for any input;
+//! - chips match the blocks a reader sees one to one, numbered 1..n in text order;
+//! - a cut block's content is a prefix of the original ending on a grapheme boundary;
+//! - the same input gives byte-identical output, with or without a cache, on any thread;
+//! - content, titles, URLs and metadata cannot forge a block, a marker or a closing tag;
+//! - no input panics; a result is tokenized only as far as could still fit.
+//!
+//! # Features
+//!
+//! - `bpe-openai`: [`FastEncoding`], the same counts as [`Encoding`] for `o200k_base` and
+//!   `cl100k_base` with GitHub's faster `bpe-openai` crate.
+//!
+//! # Minimum Rust version
+//!
+//! Rust 1.91 (edition 2024; `str::floor_char_boundary`).
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
-mod budget;
+mod assembler;
 mod builder;
 mod cache;
 mod context;
 mod error;
-#[cfg(feature = "bpe-openai")]
-mod fast;
 mod format;
+mod meter;
+mod options;
 mod record;
 mod tokenizer;
 
-pub use budget::Overflow;
-pub use builder::{ContextBuilder, Duplicates};
+pub use assembler::{Assembler, AssemblyStats};
+pub use builder::{ContextBuilder, DEFAULT_MIN_TRUNCATED_TOKENS};
 pub use cache::TokenCache;
 pub use context::{AssembledContext, Citation, Omission, OmitReason};
 pub use error::Error;
-#[cfg(feature = "bpe-openai")]
-pub use fast::FastEncoding;
-pub use format::{BlockHead, Format, PlainFormat, XmlFormat, push_line, push_xml_text};
+pub use format::{
+    BlockHead, BuiltinFormat, Format, PlainFormat, XmlFormat, push_line, push_xml_text,
+};
+pub use options::{Duplicates, Overflow};
 pub use record::{MentorRagResult, Metadata, parse_results};
+#[cfg(feature = "bpe-openai")]
+#[cfg_attr(docsrs, doc(cfg(feature = "bpe-openai")))]
+pub use tokenizer::FastEncoding;
 pub use tokenizer::{Encoding, TokenCounter, openai_splits_exactly};

@@ -56,7 +56,9 @@ pub struct MentorRagResult {
 impl MentorRagResult {
     /// A result from the four positional values of the .NET constructor; metadata is set
     /// separately with [`with_metadata`](Self::with_metadata), as in .NET, so code written for
-    /// the four values keeps compiling.
+    /// the four values keeps compiling. Without a URL or title,
+    /// [`from_content`](Self::from_content) reads better than `None::<&str>`.
+    #[must_use]
     pub fn new(
         content: impl Into<String>,
         source_url: Option<impl Into<String>>,
@@ -72,7 +74,42 @@ impl MentorRagResult {
         }
     }
 
+    /// A result with only its content and score: no URL, no title, no metadata. Add them with
+    /// [`with_source_url`](Self::with_source_url), [`with_title`](Self::with_title) and
+    /// [`with_metadata`](Self::with_metadata).
+    ///
+    /// ```
+    /// use mentor_context::MentorRagResult;
+    ///
+    /// let r = MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9).with_title("Prices");
+    /// assert_eq!(r.display_title(), Some("Prices"));
+    /// assert_eq!(r.source_url, None);
+    /// ```
+    #[must_use]
+    pub fn from_content(content: impl Into<String>, score: f32) -> MentorRagResult {
+        MentorRagResult {
+            content: content.into(),
+            score,
+            ..MentorRagResult::default()
+        }
+    }
+
+    /// Sets the source URL.
+    #[must_use]
+    pub fn with_source_url(mut self, source_url: impl Into<String>) -> Self {
+        self.source_url = Some(source_url.into());
+        self
+    }
+
+    /// Sets the title.
+    #[must_use]
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
     /// Sets the metadata, keeping the order of `entries`.
+    #[must_use]
     pub fn with_metadata<K, V>(mut self, entries: impl IntoIterator<Item = (K, V)>) -> Self
     where
         K: Into<String>,
@@ -96,11 +133,12 @@ impl MentorRagResult {
     /// let r = MentorRagResult::new("text", Some("https://a.example"), Some("  "), 1.0);
     /// assert_eq!(r.display_title(), Some("https://a.example"));
     /// ```
+    #[must_use]
     pub fn display_title(&self) -> Option<&str> {
-        fn present(s: &Option<String>) -> Option<&str> {
-            s.as_deref().filter(|s| !s.trim().is_empty())
+        fn present(s: Option<&String>) -> Option<&str> {
+            s.map(String::as_str).filter(|s| !s.trim().is_empty())
         }
-        present(&self.title).or_else(|| present(&self.source_url))
+        present(self.title.as_ref()).or_else(|| present(self.source_url.as_ref()))
     }
 }
 

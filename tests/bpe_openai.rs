@@ -57,7 +57,10 @@ fn assembled_contexts_are_identical() {
                         a = a.format(XmlFormat);
                         b = b.format(XmlFormat);
                     }
-                    let (a, b) = (a.assemble(&results).unwrap(), b.assemble(&results).unwrap());
+                    let (a, b) = (
+                        a.build().unwrap().assemble(&results),
+                        b.build().unwrap().assemble(&results),
+                    );
                     assert_eq!(a, b, "{name} {slow} {budget} xml={xml}");
                     assert_eq!(fast.count(&b.text), b.token_count);
                 }

@@ -35,7 +35,8 @@ fn cases() -> Vec<(String, Vec<MentorRagResult>, ContextBuilder)> {
 #[test]
 fn default_policy_tokenizes_at_most_ten_percent_beyond_the_text() {
     for (label, results, builder) in cases() {
-        let (context, bytes) = builder.assemble_metered(&results).unwrap();
+        let (context, stats) = builder.build().unwrap().assemble_with_stats(&results);
+        let bytes = stats.bytes_tokenized;
         let ratio = bytes as f64 / context.text.len() as f64;
         assert!(
             context.citations.last().unwrap().truncated,
@@ -48,10 +49,12 @@ fn default_policy_tokenizes_at_most_ten_percent_beyond_the_text() {
 #[test]
 fn stop_policy_pays_at_most_part_of_the_rejected_block() {
     for (label, results, builder) in cases() {
-        let (context, bytes) = builder
+        let (context, stats) = builder
             .overflow(Overflow::Stop)
-            .assemble_metered(&results)
-            .unwrap();
+            .build()
+            .unwrap()
+            .assemble_with_stats(&results);
+        let bytes = stats.bytes_tokenized;
         let k = context.citations.len() as f64;
         let ratio = bytes as f64 / context.text.len() as f64;
         let limit = (k + 1.0) / k + 0.05;
@@ -65,10 +68,17 @@ fn stop_policy_pays_at_most_part_of_the_rejected_block() {
 #[test]
 fn warm_path_tokenizes_only_around_the_cut() {
     for (label, results, builder) in cases() {
-        let cached = builder.cache(TokenCache::new(64 << 20));
-        let (cold, _) = cached.assemble_metered(&results).unwrap();
-        let (warm, bytes) = cached.assemble_metered(&results).unwrap();
+        let cached = builder.cache(TokenCache::new(64 << 20)).build().unwrap();
+        let (cold, cold_stats) = cached.assemble_with_stats(&results);
+        let (warm, warm_stats) = cached.assemble_with_stats(&results);
         assert_eq!(warm, cold, "{label}: the cache changed the result");
+        let bytes = warm_stats.bytes_tokenized;
+        // A cache that remembered nothing would tokenize as much again.
+        assert!(
+            bytes * 10 < cold_stats.bytes_tokenized,
+            "{label}: warm {bytes} bytes against cold {}",
+            cold_stats.bytes_tokenized
+        );
         // The cut block's truncated head and frame, and one stretch between checkpoints
         // (32 tokens) on either side of the cut: about a kilobyte, against ~17 KB of text.
         assert!(bytes <= 1024, "{label}: warm path tokenized {bytes} bytes");

@@ -41,7 +41,10 @@ fn ranks_by_score_stably_with_nan_last() {
         doc("high", "https://high.example", f32::INFINITY),
         doc("tie two", "https://tie2.example", 0.5),
     ];
-    let context = ContextBuilder::new(1000).assemble(&results).unwrap();
+    let context = ContextBuilder::new(1000)
+        .build()
+        .unwrap()
+        .assemble(&results);
     let order: Vec<_> = context
         .citations
         .iter()
@@ -62,7 +65,7 @@ fn ranks_by_score_stably_with_nan_last() {
 #[test]
 fn truncate_cuts_the_block_that_does_not_fit_and_stops() {
     let results = long_in_the_middle();
-    let context = ContextBuilder::new(120).assemble(&results).unwrap();
+    let context = ContextBuilder::new(120).build().unwrap().assemble(&results);
     let flags: Vec<_> = context.citations.iter().map(|c| c.truncated).collect();
     assert_eq!(flags, [false, true]);
     assert_eq!(reasons(&context), [OmitReason::DidNotFit]);
@@ -74,10 +77,10 @@ fn truncate_cuts_the_block_that_does_not_fit_and_stops() {
 fn a_cut_needs_min_truncated_tokens_of_room() {
     let results = long_in_the_middle();
     let cut = ContextBuilder::new(120).min_truncated_tokens(40);
-    assert_eq!(cut.assemble(&results).unwrap().citations.len(), 2);
+    assert_eq!(cut.build().unwrap().assemble(&results).citations.len(), 2);
     // Far more than the room left after the first block: the long one is left out instead.
     let no_cut = ContextBuilder::new(120).min_truncated_tokens(100);
-    let context = no_cut.assemble(&results).unwrap();
+    let context = no_cut.build().unwrap().assemble(&results);
     assert_eq!(context.citations.len(), 1);
     assert_eq!(
         reasons(&context),
@@ -89,7 +92,7 @@ fn a_cut_needs_min_truncated_tokens_of_room() {
 fn stop_leaves_out_the_rest_and_skip_keeps_trying() {
     let results = long_in_the_middle();
     let stop = ContextBuilder::new(120).overflow(Overflow::Stop);
-    let context = stop.assemble(&results).unwrap();
+    let context = stop.build().unwrap().assemble(&results);
     assert_eq!(context.citations.len(), 1);
     assert_eq!(
         reasons(&context),
@@ -97,7 +100,7 @@ fn stop_leaves_out_the_rest_and_skip_keeps_trying() {
     );
 
     let skip = ContextBuilder::new(120).overflow(Overflow::Skip);
-    let context = skip.assemble(&results).unwrap();
+    let context = skip.build().unwrap().assemble(&results);
     let urls: Vec<_> = context
         .citations
         .iter()
@@ -124,8 +127,9 @@ fn min_score_max_blocks_and_duplicates() {
     let context = ContextBuilder::new(1000)
         .min_score(0.1)
         .max_blocks(2)
-        .assemble(&results)
-        .unwrap();
+        .build()
+        .unwrap()
+        .assemble(&results);
     let kept: Vec<_> = context.citations.iter().map(|c| c.score).collect();
     assert_eq!(kept, [0.9, 0.8], "the best-scored copy is kept");
     assert_eq!(
@@ -138,13 +142,13 @@ fn min_score_max_blocks_and_duplicates() {
         ]
     );
     let keep = ContextBuilder::new(1000).duplicates(Duplicates::Keep);
-    assert_eq!(keep.assemble(&results).unwrap().citations.len(), 6);
+    assert_eq!(keep.build().unwrap().assemble(&results).citations.len(), 6);
 }
 
 #[test]
 fn hidden_metadata_stays_on_the_chip_only() {
     let results = [
-        MentorRagResult::new("Body.", None::<&str>, Some("T"), 1.0).with_metadata([
+        MentorRagResult::new("Body.", None::<String>, Some("T"), 1.0).with_metadata([
             ("author", "Ann"),
             ("chunk_id", "c-17"),
             ("year", "2026"),
@@ -152,8 +156,9 @@ fn hidden_metadata_stays_on_the_chip_only() {
     ];
     let context = ContextBuilder::new(100)
         .hide_metadata_key("chunk_id")
-        .assemble(&results)
-        .unwrap();
+        .build()
+        .unwrap()
+        .assemble(&results);
     assert_eq!(
         context.text,
         "[1] T\nauthor: Ann\nyear: 2026\n```\nBody.\n```\n"
@@ -168,8 +173,9 @@ fn the_header_is_counted_in_the_budget() {
     let header = "Answer from the sources below and cite them as [n].   \n\n";
     let context = ContextBuilder::new(120)
         .header(header)
-        .assemble(&results)
-        .unwrap();
+        .build()
+        .unwrap()
+        .assemble(&results);
     assert!(
         context
             .text
@@ -183,8 +189,9 @@ fn the_header_is_counted_in_the_budget() {
     // Nothing fits after the header: the text is the header alone.
     let tiny = ContextBuilder::new(14)
         .header(header)
-        .assemble(&results)
-        .unwrap();
+        .build()
+        .unwrap()
+        .assemble(&results);
     assert_eq!(
         tiny.text,
         "Answer from the sources below and cite them as [n].\n"
@@ -196,18 +203,21 @@ fn the_header_is_counted_in_the_budget() {
 fn empty_input_and_zero_budget_give_empty_text() {
     let results = long_in_the_middle();
     for budget in [0, 1] {
-        let context = ContextBuilder::new(budget).assemble(&results).unwrap();
+        let context = ContextBuilder::new(budget)
+            .build()
+            .unwrap()
+            .assemble(&results);
         assert_eq!((context.text.as_str(), context.token_count), ("", 0));
         assert_eq!(context.omitted.len(), 3);
     }
-    let context = ContextBuilder::new(100).assemble(&[]).unwrap();
+    let context = ContextBuilder::new(100).build().unwrap().assemble(&[]);
     assert_eq!((context.text.as_str(), context.token_count), ("", 0));
 }
 
 #[test]
 fn the_report_serializes_in_the_wire_style() {
     let results = long_in_the_middle();
-    let context = ContextBuilder::new(30).assemble(&results).unwrap();
+    let context = ContextBuilder::new(30).build().unwrap().assemble(&results);
     let json = serde_json::to_value(&context).unwrap();
     // serde_json's map sorts its keys.
     let keys: Vec<_> = json.as_object().unwrap().keys().cloned().collect();
@@ -287,8 +297,9 @@ fn joins_a_tokenizer_cannot_vouch_for_are_recounted() {
     let context = ContextBuilder::new(5)
         .tokenizer(Greedy)
         .format(Bare)
-        .assemble(&results)
-        .unwrap();
+        .build()
+        .unwrap()
+        .assemble(&results);
     assert_eq!(context.text, "bcdea");
     assert_eq!(context.token_count, 2);
     assert_eq!(context.citations.len(), 1);
@@ -297,8 +308,9 @@ fn joins_a_tokenizer_cannot_vouch_for_are_recounted() {
     let context = ContextBuilder::new(6)
         .tokenizer(Greedy)
         .format(Bare)
-        .assemble(&results)
-        .unwrap();
+        .build()
+        .unwrap()
+        .assemble(&results);
     assert_eq!(
         (context.text.as_str(), context.token_count),
         ("bcdeabcdea", 6)

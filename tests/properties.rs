@@ -132,8 +132,8 @@ proptest! {
         if let Some(header) = &header {
             builder = builder.header(header.clone());
         }
-        let context = match builder.assemble(&results) {
-            Ok(context) => context,
+        let assembler = match builder.build() {
+            Ok(assembler) => assembler,
             // The only configuration error possible here: the header alone is over budget.
             Err(mentor_context::Error::HeaderOverBudget { header_tokens, budget: b }) => {
                 prop_assert!(header_tokens > b);
@@ -141,17 +141,18 @@ proptest! {
             }
             Err(e) => panic!("unexpected error {e}"),
         };
+        let context = assembler.assemble(&results);
         common::check_invariants(&context, &results, &encoding, xml, header.as_deref());
         // Debug output compares NaN scores as equal, unlike `==`.
         let expected = format!("{context:?}");
-        let again = builder.assemble(&results).unwrap();
+        let again = assembler.assemble(&results);
         prop_assert_eq!(&format!("{again:?}"), &expected);
         // A cache changes the cost, never the result: cold, warm, and with a cache so small
         // that it keeps evicting.
         for size in [1 << 20, 600] {
-            let cached = builder.clone().cache(TokenCache::new(size));
+            let cached = builder.clone().cache(TokenCache::new(size)).build().unwrap();
             for _ in 0..2 {
-                let context = cached.assemble(&results).unwrap();
+                let context = cached.assemble(&results);
                 prop_assert_eq!(&format!("{context:?}"), &expected);
             }
         }

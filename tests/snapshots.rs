@@ -57,7 +57,7 @@ fn fixtures() {
                 if xml {
                     builder = builder.format(XmlFormat);
                 }
-                let context = builder.assemble(&results).unwrap();
+                let context = builder.build().unwrap().assemble(&results);
                 common::check_invariants(&context, &results, &Encoding::O200kBase, xml, None);
                 let format = if xml { "xml" } else { "plain" };
                 insta::assert_snapshot!(format!("{name}-{format}-{budget}"), report(&context));

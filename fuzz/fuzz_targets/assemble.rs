@@ -18,8 +18,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use mentor_context::{
-    AssembledContext, ContextBuilder, Duplicates, Encoding, Error, MentorRagResult, OmitReason,
-    Overflow, PlainFormat, TokenCounter, XmlFormat, parse_results,
+    AssembledContext, BuiltinFormat, ContextBuilder, Duplicates, Encoding, Error, Format,
+    MentorRagResult, OmitReason, Overflow, TokenCounter, parse_results,
 };
 
 const HEADER: &str = "Answer only from these documents and cite them as [n].";
@@ -61,30 +61,19 @@ impl Options {
     }
 
     fn builder(&self, overflow: Overflow) -> ContextBuilder {
-        let mut builder = ContextBuilder::new(self.budget)
+        ContextBuilder::new(self.budget)
             .encoding(self.encoding)
             .overflow(overflow)
             .duplicates(if self.keep_duplicates {
                 Duplicates::Keep
             } else {
                 Duplicates::Drop
-            });
-        if let Some(max) = self.max_blocks {
-            builder = builder.max_blocks(max);
-        }
-        if let Some(min) = self.min_truncated_tokens {
-            builder = builder.min_truncated_tokens(min);
-        }
-        if self.header {
-            builder = builder.header(HEADER);
-        }
-        if let Some(key) = &self.hide_key {
-            builder = builder.hide_metadata_key(key.clone());
-        }
-        if let Some(min) = self.min_score {
-            builder = builder.min_score(min);
-        }
-        builder
+            })
+            .max_blocks(self.max_blocks)
+            .min_truncated_tokens(self.min_truncated_tokens)
+            .header(if self.header { HEADER } else { "" })
+            .hide_metadata_keys(self.hide_key.clone())
+            .min_score(self.min_score)
     }
 }
 
@@ -101,10 +90,11 @@ fuzz_target!(|data: &[u8]| {
     let options = Options::decode(*control, &results);
     for overflow in [Overflow::Truncate, Overflow::Stop, Overflow::Skip] {
         let builder = options.builder(overflow);
-        let plain = builder.clone().format(PlainFormat).assemble(&results);
-        check(&options, overflow, "plain", &results, plain);
-        let xml = builder.format(XmlFormat).assemble(&results);
-        check(&options, overflow, "xml", &results, xml);
+        for format in BuiltinFormat::ALL {
+            let outcome = builder.clone().format(format).build();
+            let outcome = outcome.map(|assembler| assembler.assemble(&results));
+            check(&options, overflow, format.name(), &results, outcome);
+        }
     }
 });
 

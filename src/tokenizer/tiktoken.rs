@@ -1,113 +1,12 @@
-//! The tokenizer adapter: how the builder counts tokens.
-//!
-//! The builder needs three things from a tokenizer: the byte length of each token of a text
-//! (to find where a block that does not fit must be cut), a count, and the positions at which
-//! a text can be split so that the counts of the two halves add up to the count of the whole.
-//! The last one is what lets the builder count each block once and still report the exact
-//! count of the assembled text: blocks are joined only at such positions.
+//! OpenAI's encodings, counted with tiktoken-rs: the reference backend.
 
 use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 use tiktoken_rs::CoreBPE;
 
+use super::{TokenCounter, openai_splits_exactly};
 use crate::error::Error;
-
-/// Counts tokens the way the model will.
-///
-/// Implement this to plug in a tokenizer other than the built-in [`Encoding`]s. The builder
-/// counts each block separately and adds the counts up only where
-/// [`splits_exactly`](TokenCounter::splits_exactly) says that is exact; where it is not (the
-/// default), it recounts the whole text before returning, so a custom tokenizer is always
-/// exact, just slower.
-///
-/// ```
-/// use mentor_context::TokenCounter;
-///
-/// /// One token per byte: handy in tests.
-/// struct Bytes;
-///
-/// impl TokenCounter for Bytes {
-///     fn name(&self) -> &str {
-///         "bytes"
-///     }
-///     fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>) {
-///         lengths.extend(std::iter::repeat_n(1, text.len()));
-///     }
-///     fn splits_exactly(&self, _text: &str, _at: usize) -> bool {
-///         true
-///     }
-/// }
-///
-/// assert_eq!(Bytes.count("héllo"), 6);
-/// ```
-pub trait TokenCounter: Send + Sync {
-    /// A short name for reports, such as `"o200k_base"`.
-    fn name(&self) -> &str;
-
-    /// Appends the length in bytes of each token of `text`, encoded as ordinary text (special
-    /// tokens such as `<|endoftext|>` are plain text), to `lengths`.
-    ///
-    /// The lengths must add up to `text.len()`, and each must be at least 1: the builder
-    /// relies on a text never having more tokens than bytes.
-    fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>);
-
-    /// The number of tokens in `text`, encoded as ordinary text.
-    fn count(&self, text: &str) -> usize {
-        let mut lengths = Vec::new();
-        self.token_lengths(text, &mut lengths);
-        lengths.len()
-    }
-
-    /// Whether `count(&text[..at]) + count(&text[at..]) == count(text)` holds for every text
-    /// that agrees with `text` on the characters around `at`.
-    ///
-    /// Returning `false` is always safe. `at` is a byte offset on a `char` boundary.
-    fn splits_exactly(&self, text: &str, at: usize) -> bool {
-        let _ = (text, at);
-        false
-    }
-
-    /// The most bytes a single token can span; the builder uses it to reject text that
-    /// cannot fit without tokenizing it.
-    fn max_token_bytes(&self) -> usize {
-        usize::MAX
-    }
-
-    /// The most bytes the builder hands to [`token_lengths`](TokenCounter::token_lengths) in
-    /// one call.
-    fn max_call_bytes(&self) -> usize {
-        usize::MAX
-    }
-}
-
-/// Forwards every method, so references and shared pointers to a tokenizer are tokenizers.
-macro_rules! forward_token_counter {
-    ($($pointer:ty),*) => {$(
-        impl<T: TokenCounter + ?Sized> TokenCounter for $pointer {
-            fn name(&self) -> &str {
-                (**self).name()
-            }
-            fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>) {
-                (**self).token_lengths(text, lengths)
-            }
-            fn count(&self, text: &str) -> usize {
-                (**self).count(text)
-            }
-            fn splits_exactly(&self, text: &str, at: usize) -> bool {
-                (**self).splits_exactly(text, at)
-            }
-            fn max_token_bytes(&self) -> usize {
-                (**self).max_token_bytes()
-            }
-            fn max_call_bytes(&self) -> usize {
-                (**self).max_call_bytes()
-            }
-        }
-    )*};
-}
-
-forward_token_counter!(&T, Box<T>, std::sync::Arc<T>);
 
 /// One of OpenAI's byte-pair encodings, counted with tiktoken-rs.
 ///
@@ -157,6 +56,7 @@ impl Encoding {
     ];
 
     /// The encoding's name, as OpenAI spells it: `"o200k_base"`, `"cl100k_base"`, ...
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             Encoding::O200kBase => "o200k_base",
@@ -194,7 +94,7 @@ impl Encoding {
             Some(T::O200kBase) => Ok(Encoding::O200kBase),
             Some(T::Cl100kBase) => Ok(Encoding::Cl100kBase),
             Some(T::P50kBase) => Ok(Encoding::P50kBase),
-            Some(T::R50kBase) | Some(T::Gpt2) => Ok(Encoding::R50kBase),
+            Some(T::R50kBase | T::Gpt2) => Ok(Encoding::R50kBase),
             _ => Err(Error::UnknownModel {
                 model: model.to_string(),
             }),
@@ -306,40 +206,6 @@ impl TokenCounter for Encoding {
     }
 }
 
-/// Whether splitting `text` at byte `at` keeps every pre-tokenizer piece whole in all four
-/// OpenAI encodings, so the counts of the halves add up to the count of the whole.
-///
-/// tiktoken splits text into pieces with a regular expression and encodes each piece alone,
-/// so a position that ends a piece whatever follows it, and starts the next piece whatever
-/// precedes it, is exact. Two kinds of position qualify in the cl100k, o200k, p50k and r50k
-/// patterns (checked against the patterns in tiktoken-rs 0.12.1, and locked in by a property
-/// test that recounts):
-///
-/// 1. before a space `' '` that follows a character other than whitespace: no piece carries
-///    on from a non-space character into a space, and the patterns look behind nothing;
-/// 2. after a newline that follows a character other than whitespace, before a character that
-///    is neither whitespace nor `/` (o200k's punctuation piece swallows `[\r\n/]*`, and a
-///    whitespace run before the newline would be split differently by `\s+(?!\S)`).
-pub fn openai_splits_exactly(text: &str, at: usize) -> bool {
-    let (Some(before), Some(after)) = (text.get(..at), text.get(at..)) else {
-        return false;
-    };
-    let mut back = before.chars().rev();
-    let Some(last) = back.next() else {
-        return false;
-    };
-    let Some(next) = after.chars().next() else {
-        return false;
-    };
-    if next == ' ' {
-        return !last.is_whitespace();
-    }
-    last == '\n'
-        && back.next().is_some_and(|c| !c.is_whitespace())
-        && !next.is_whitespace()
-        && next != '/'
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -391,17 +257,5 @@ mod tests {
     fn special_token_text_is_ordinary() {
         // As ordinary text `<|endoftext|>` is several tokens, never the special token.
         assert!(Encoding::Cl100kBase.count("<|endoftext|>") > 1);
-    }
-
-    #[test]
-    fn exact_split_rules() {
-        assert!(openai_splits_exactly("end word", 3));
-        assert!(!openai_splits_exactly("end  word", 4));
-        assert!(openai_splits_exactly("end\n[2]", 4));
-        assert!(!openai_splits_exactly("end\n/2", 4));
-        assert!(!openai_splits_exactly(" \n[2]", 2));
-        assert!(!openai_splits_exactly("end\n\n[2]", 5));
-        assert!(!openai_splits_exactly("abc", 0));
-        assert!(!openai_splits_exactly("abc", 3));
     }
 }

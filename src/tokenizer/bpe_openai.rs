@@ -35,6 +35,7 @@ impl FastEncoding {
     }
 
     /// The tiktoken-rs encoding this one counts like.
+    #[must_use]
     pub fn encoding(self) -> Encoding {
         match self {
             FastEncoding::O200kBase => Encoding::O200kBase,

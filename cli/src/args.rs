@@ -1,0 +1,297 @@
+//! The command line: what clap parses, and how the shared options become a validated
+//! [`Assembler`].
+//!
+//! Option values are parsed straight into the library's own types ([`Overflow`],
+//! [`BuiltinFormat`], [`Encoding`]) through their `FromStr`, so the command accepts exactly
+//! the names the library does and cannot drift from it.
+
+use std::path::PathBuf;
+
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{Args, Parser, Subcommand};
+use mentor_context::{
+    Assembler, BuiltinFormat, ContextBuilder, Duplicates, Encoding, Error, Overflow,
+};
+
+use crate::output::Failure;
+
+/// Turns ranked retrieval (RAG) results into the context block of an LLM prompt, within an
+/// exact token budget.
+///
+/// The input is a JSON array of results in camelCase wire form:
+/// [{"content": "...", "sourceUrl": "...", "title": "...", "score": 0.9, "metadata": {"k": "v"}}]
+/// (`content` and `score` are required). Exit status: 0 on success, 2 on bad input (one line
+/// on standard error, nothing on standard output), 1 if the output could not be written.
+#[derive(Debug, Parser)]
+#[command(name = "mentor-context", version)]
+// Without a subcommand clap would print the whole help to standard error; a usage error is
+// one line like every other.
+#[command(arg_required_else_help = false)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+// The doc comments of these variants and of the fields below are the `--help` texts.
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Assemble the context and print it (or, with --json, a report with citations).
+    Assemble(AssembleArgs),
+    /// Time the assembly: run it repeatedly in-process and print min, median and max.
+    Bench(BenchArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct AssembleArgs {
+    #[command(flatten)]
+    pub(crate) build: BuildArgs,
+
+    /// Print a JSON object with the keys context, tokenCount, budget, encoding, citations
+    /// and omitted (then a newline) instead of the bare context.
+    #[arg(long)]
+    pub(crate) json: bool,
+
+    /// The JSON array of results; `-` or no FILE reads standard input.
+    #[arg(value_name = "FILE")]
+    pub(crate) file: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct BenchArgs {
+    #[command(flatten)]
+    pub(crate) build: BuildArgs,
+
+    /// How many timed assemblies to run (after a few untimed warm-up ones).
+    #[arg(long, value_name = "N", default_value_t = 200, value_parser = parse_iterations)]
+    pub(crate) iterations: usize,
+
+    /// Print one JSON object with the keys iterations, minNs, medianNs, maxNs, tokenCount and
+    /// bytesTokenized (then a newline) instead of readable lines.
+    #[arg(long)]
+    pub(crate) json: bool,
+
+    /// Time the warm path: assemble with a token-count cache (64 MiB), which the warm-up
+    /// assemblies fill, as a chat backend that sees the same documents again would. Without
+    /// it, every assembly is cold: nothing is remembered between them.
+    #[arg(long)]
+    pub(crate) cache: bool,
+
+    /// The JSON array of results, read once; `-` reads standard input.
+    #[arg(value_name = "FILE")]
+    pub(crate) file: PathBuf,
+}
+
+/// The options of the context builder, shared by `assemble` and `bench`.
+#[derive(Debug, Args)]
+// The `--format` help shows the XML layout's tags as they are; they are not HTML.
+#[allow(rustdoc::invalid_html_tags)]
+pub(crate) struct BuildArgs {
+    /// The most tokens the context may take, header and layout included.
+    // Negative numbers are let through to `parse_count`, which names the problem, instead
+    // of clap reading `-5` as an unknown option.
+    #[arg(
+        long,
+        value_name = "TOKENS",
+        default_value_t = 4000,
+        value_parser = parse_count,
+        allow_negative_numbers = true
+    )]
+    budget: usize,
+
+    /// Count tokens with this encoding: o200k_base (the default), cl100k_base, p50k_base or
+    /// r50k_base.
+    #[arg(
+        long,
+        value_name = "NAME",
+        value_parser = str::parse::<Encoding>,
+        conflicts_with = "model"
+    )]
+    encoding: Option<Encoding>,
+
+    /// Count tokens with the encoding of this OpenAI model (gpt-4o: o200k_base, gpt-4:
+    /// cl100k_base, ...).
+    #[arg(long, value_name = "NAME", value_parser = Encoding::for_model)]
+    model: Option<Encoding>,
+
+    /// Block layout: `plain` (numbered `[n] title` heads, fenced content) or `xml`
+    /// (<documents><document index="n">...).
+    // The library's parser, so an unknown name gets the library's message.
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value_t = BuiltinFormat::Plain,
+        value_parser = str::parse::<BuiltinFormat>
+    )]
+    format: BuiltinFormat,
+
+    /// What to do with the first result that does not fit in what is left of the budget.
+    #[arg(
+        long,
+        value_name = "POLICY",
+        default_value_t = Overflow::Truncate,
+        value_parser = overflow_parser(),
+        // The library's names are case-insensitive, as --format's are.
+        ignore_case = true
+    )]
+    overflow: Overflow,
+
+    /// Leave out results scored below this.
+    #[arg(long, value_name = "F", allow_negative_numbers = true)]
+    min_score: Option<f32>,
+
+    /// Put at most this many blocks in the context.
+    #[arg(long, value_name = "N", value_parser = parse_count)]
+    max_blocks: Option<usize>,
+
+    /// Keep every result, even those with the same source URL and content as a better-ranked
+    /// one (by default such duplicates are left out).
+    #[arg(long)]
+    keep_duplicates: bool,
+
+    /// Keep this metadata key out of the prompt (it stays on the citations of the --json
+    /// report). Repeat for several keys.
+    #[arg(long, value_name = "KEY")]
+    hide_metadata_key: Vec<String>,
+
+    /// Put this text before the blocks, counted in the budget.
+    #[arg(long, value_name = "TEXT")]
+    header: Option<String>,
+
+    /// With --overflow truncate, cut a block only if at least this many tokens of room are
+    /// left for its content after its head and frame; otherwise leave it out [default: 32,
+    /// or the budget if smaller].
+    #[arg(long, value_name = "N", value_parser = parse_count)]
+    min_truncated_tokens: Option<usize>,
+}
+
+/// The `--overflow` parser: the policies listed with their help (so `--help` explains each
+/// and a bad value gets clap's list of possible ones), then parsed by the library.
+fn overflow_parser() -> impl TypedValueParser<Value = Overflow> {
+    PossibleValuesParser::new([
+        PossibleValue::new("truncate")
+            .help("Cut its content to fill the budget, mark it truncated, and stop"),
+        PossibleValue::new("stop").help("Leave it and every lower-ranked result out"),
+        PossibleValue::new("skip").help("Leave it out and keep trying lower-ranked results"),
+    ])
+    .try_map(|name| name.parse::<Overflow>())
+}
+
+/// Parses a count of tokens or blocks. Clap's own parser would call `-5` an "invalid digit";
+/// this says what is wrong with it.
+fn parse_count(value: &str) -> Result<usize, String> {
+    value.parse().map_err(|_| {
+        if value.starts_with('-') {
+            "negative; expected a whole number, 0 or more".to_string()
+        } else if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+            "too large".to_string()
+        } else {
+            "expected a whole number, 0 or more".to_string()
+        }
+    })
+}
+
+/// Parses `bench --iterations`: a count, but zero runs would have no median to report.
+fn parse_iterations(value: &str) -> Result<usize, String> {
+    match parse_count(value)? {
+        0 => Err("expected at least 1".to_string()),
+        n => Ok(n),
+    }
+}
+
+impl BuildArgs {
+    /// The builder these options describe, not yet validated.
+    pub(crate) fn builder(&self) -> ContextBuilder {
+        let duplicates = if self.keep_duplicates {
+            Duplicates::Keep
+        } else {
+            Duplicates::Drop
+        };
+        // clap rejects --encoding with --model, so at most one of them is set.
+        ContextBuilder::new(self.budget)
+            .encoding(self.encoding.or(self.model).unwrap_or_default())
+            .format(self.format)
+            .overflow(self.overflow)
+            .duplicates(duplicates)
+            .min_score(self.min_score)
+            .max_blocks(self.max_blocks)
+            .min_truncated_tokens(self.min_truncated_tokens)
+            .hide_metadata_keys(&self.hide_metadata_key)
+            // An empty header is no header, as no --header is.
+            .header(self.header.clone().unwrap_or_default())
+    }
+
+    /// The validated assembler these options describe.
+    pub(crate) fn assembler(&self) -> Result<Assembler, Failure> {
+        build(&self.builder())
+    }
+}
+
+/// Validates `builder`. Called before any input is read, so a configuration that can never
+/// produce a context (a header over the budget, say) is reported without waiting for stdin.
+pub(crate) fn build(builder: &ContextBuilder) -> Result<Assembler, Failure> {
+    builder
+        .build()
+        .map_err(|err| Failure::bad_input(format!("{}: {err}", option_at_fault(&err))))
+}
+
+/// The option to name in the message of a configuration error.
+fn option_at_fault(err: &Error) -> &'static str {
+    match err {
+        Error::HeaderOverBudget { .. } => "--header",
+        Error::MinTruncatedOverBudget { .. } => "--min-truncated-tokens",
+        Error::NanMinScore => "--min-score",
+        // `Error` is non-exhaustive; a future configuration error still gets a message.
+        _ => "options",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn every_listed_overflow_policy_is_a_library_name() {
+        let names = ["truncate", "stop", "skip"];
+        for name in names {
+            let policy: Overflow = name.parse().expect("the library knows it");
+            assert_eq!(policy.to_string(), name);
+        }
+        let default = Overflow::default().to_string();
+        assert!(names.contains(&default.as_str()));
+    }
+
+    #[test]
+    fn names_are_case_insensitive_as_the_library_s_are() {
+        let argv = [
+            "mentor-context",
+            "assemble",
+            "--format",
+            "XML",
+            "--overflow",
+            "Stop",
+        ];
+        let Command::Assemble(args) = Cli::try_parse_from(argv).expect("parses").command else {
+            panic!("not assemble");
+        };
+        assert_eq!(args.build.format, BuiltinFormat::Xml);
+        assert_eq!(args.build.overflow, Overflow::Stop);
+    }
+
+    #[test]
+    fn counts_say_what_is_wrong() {
+        assert_eq!(parse_count("12"), Ok(12));
+        assert!(parse_count("-5").unwrap_err().starts_with("negative"));
+        assert_eq!(
+            parse_count("99999999999999999999999"),
+            Err("too large".into())
+        );
+        assert!(parse_count("").unwrap_err().contains("whole number"));
+        assert!(parse_iterations("0").unwrap_err().contains("at least 1"));
+    }
+}

@@ -1,0 +1,120 @@
+//! Reading the results: from a file or standard input, checked for UTF-8 and emptiness
+//! before the library parses them, with every problem reported at its line and column.
+
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use mentor_context::{MentorRagResult, parse_results};
+
+use crate::output::Failure;
+
+/// Where the results come from, and the name that messages give it.
+pub(crate) enum Input {
+    /// Standard input: no FILE, or `-`.
+    Stdin,
+    /// A file, by the path given on the command line.
+    File(PathBuf),
+}
+
+impl Input {
+    /// The input a FILE argument names; `-` and no FILE both mean standard input, as is usual
+    /// for filters.
+    pub(crate) fn new(file: Option<&Path>) -> Input {
+        match file {
+            Some(path) if path != Path::new("-") => Input::File(path.to_path_buf()),
+            _ => Input::Stdin,
+        }
+    }
+
+    /// The name messages start with: the path as given, or `<stdin>`.
+    fn name(&self) -> String {
+        match self {
+            Input::Stdin => "<stdin>".to_string(),
+            Input::File(path) => path.display().to_string(),
+        }
+    }
+
+    /// All the bytes, read before any parsing so that a parse error can point into them.
+    fn read(&self) -> io::Result<Vec<u8>> {
+        match self {
+            Input::Stdin => {
+                let mut bytes = Vec::new();
+                io::stdin().lock().read_to_end(&mut bytes)?;
+                Ok(bytes)
+            }
+            Input::File(path) => std::fs::read(path),
+        }
+    }
+
+    /// A bad-input failure about this input.
+    fn fail(&self, problem: impl std::fmt::Display) -> Failure {
+        Failure::bad_input(format!("{}: {problem}", self.name()))
+    }
+
+    /// Reads and parses the results, reporting the first problem with its position.
+    pub(crate) fn load(&self) -> Result<Vec<MentorRagResult>, Failure> {
+        let bytes = self
+            .read()
+            .map_err(|err| self.fail(format_args!("cannot read: {}", io_problem(&err))))?;
+        // The library parses text, not bytes; a file that is not UTF-8 gets the position
+        // and value of its first bad byte rather than a bare "invalid UTF-8".
+        let text = std::str::from_utf8(&bytes).map_err(|err| {
+            let at = err.valid_up_to();
+            let (line, column) = line_and_column(&bytes, at);
+            self.fail(format_args!(
+                "line {line}, column {column}: invalid UTF-8 (byte 0x{:02x})",
+                bytes[at]
+            ))
+        })?;
+        // Some Windows tools start UTF-8 files with a byte order mark; it is not JSON.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        // serde_json's "EOF while parsing a value at line 1 column 0" is no help to someone
+        // who piped in nothing.
+        if text.trim().is_empty() {
+            return Err(self.fail("empty input; expected a JSON array of results"));
+        }
+        parse_results(text).map_err(|err| self.fail(err))
+    }
+}
+
+/// The 1-based line and column of byte `at`. Columns count bytes, as serde_json's do, so
+/// every position this program reports means the same.
+fn line_and_column(bytes: &[u8], at: usize) -> (usize, usize) {
+    let before = &bytes[..at];
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+    (line, at - line_start + 1)
+}
+
+/// A lowercase description of a read error, without the "(os error 2)" noise.
+fn io_problem(err: &io::Error) -> String {
+    match err.kind() {
+        io::ErrorKind::NotFound => "no such file".to_string(),
+        io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        io::ErrorKind::IsADirectory => "is a directory".to_string(),
+        _ => err.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_are_one_based_and_count_bytes() {
+        assert_eq!(line_and_column(b"abc", 0), (1, 1));
+        assert_eq!(line_and_column(b"abc", 2), (1, 3));
+        assert_eq!(line_and_column(b"a\nbc", 2), (2, 1));
+        assert_eq!(line_and_column("\né\nxy".as_bytes(), 5), (3, 2));
+    }
+
+    #[test]
+    fn dash_and_no_file_are_standard_input() {
+        assert!(matches!(Input::new(None), Input::Stdin));
+        assert!(matches!(Input::new(Some(Path::new("-"))), Input::Stdin));
+        assert_eq!(Input::new(Some(Path::new("a.json"))).name(), "a.json");
+    }
+}

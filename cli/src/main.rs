@@ -1,0 +1,72 @@
+//! `mentor-context`: assembles the context block of a prompt from a JSON file of ranked
+//! retrieval results, or times that assembly.
+//!
+//! Scripts and CI call this, so its contract is strict: on success (exit 0) standard output
+//! holds exactly the output and nothing else; on any bad input (exit 2) standard output is
+//! empty and standard error holds exactly one line saying where the problem is and what it is.
+//! Every output is built in full before the first byte is written, so a failure never leaves
+//! partial output behind.
+//!
+//! The modules: [`args`] (the command line, and the options turned into an assembler),
+//! [`input`] (reading the results), [`output`] (writing, failures and exit codes) and
+//! [`bench`](mod@bench) (the `bench` subcommand).
+
+mod args;
+mod bench;
+mod input;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::args::{AssembleArgs, Cli, Command};
+use crate::input::Input;
+use crate::output::{Failure, clap_message, error_line, json_line, write_stdout};
+
+fn main() -> ExitCode {
+    report_panics_in_one_line();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // --help and --version are not errors: print them as clap does, exit 0.
+        Err(err) if !err.use_stderr() => {
+            let _ = err.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(err) => return Failure::bad_input(clap_message(&err)).report(),
+    };
+    let output = match &cli.command {
+        Command::Assemble(args) => assemble(args),
+        Command::Bench(args) => bench::run(args),
+    };
+    match output.and_then(|output| write_stdout(&output)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => failure.report(),
+    }
+}
+
+/// Runs `assemble` and returns what to print.
+fn assemble(args: &AssembleArgs) -> Result<String, Failure> {
+    // The configuration is checked before the input is read: a bad option is reported
+    // without waiting for standard input.
+    let assembler = args.build.assembler()?;
+    let results = Input::new(args.file.as_deref()).load()?;
+    let context = assembler.assemble(&results);
+    if args.json {
+        json_line(&context)
+    } else {
+        Ok(context.text)
+    }
+}
+
+/// A panic is a bug, but even then standard error gets one line, not a backtrace hint.
+fn report_panics_in_one_line() {
+    std::panic::set_hook(Box::new(|info| {
+        let message = info.payload_as_str().unwrap_or("unknown panic");
+        let location = info
+            .location()
+            .map(|at| format!(" at {}:{}", at.file(), at.line()))
+            .unwrap_or_default();
+        error_line(&format!("internal error{location}: {message}"));
+    }));
+}

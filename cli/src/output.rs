@@ -1,0 +1,116 @@
+//! What the command writes: the output on standard output, or one line on standard error
+//! and an exit code.
+//!
+//! Scripts parse both streams, so every message goes through [`error_line`]: one line,
+//! prefixed with the program's name, whatever a file name or parser message contains.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use serde::Serialize;
+
+/// The exit code for bad input of any kind: a bad file, option or configuration.
+pub(crate) const EXIT_BAD_INPUT: u8 = 2;
+
+/// The exit code when the output could not be written (standard output closed, disk full).
+/// Not the input's fault, so not [`EXIT_BAD_INPUT`].
+pub(crate) const EXIT_WRITE_FAILED: u8 = 1;
+
+/// Why the program stops without output: one line for standard error and an exit code.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    code: u8,
+    message: String,
+}
+
+impl Failure {
+    /// A failure that is the input's fault: exit code [`EXIT_BAD_INPUT`].
+    pub(crate) fn bad_input(message: String) -> Failure {
+        Failure {
+            code: EXIT_BAD_INPUT,
+            message,
+        }
+    }
+
+    /// A failure to write the output: exit code [`EXIT_WRITE_FAILED`].
+    fn write_failed(message: String) -> Failure {
+        Failure {
+            code: EXIT_WRITE_FAILED,
+            message,
+        }
+    }
+
+    /// Writes the message as one line on standard error and returns the exit code.
+    pub(crate) fn report(&self) -> ExitCode {
+        error_line(&self.message);
+        ExitCode::from(self.code)
+    }
+}
+
+/// Writes `message` on standard error as one line, after the program's name.
+pub(crate) fn error_line(message: &str) {
+    // Ignore a failure to write to standard error: there is nowhere left to say so.
+    let _ = writeln!(io::stderr(), "mentor-context: {}", one_line(message));
+}
+
+/// `text` with every line break and other control character turned into a space, so that a
+/// message stays one line whatever a file name or parser message contains.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// The one-line message of a clap error: its lines up to the usage, which say what is wrong
+/// (with any list of possible values or a tip), joined.
+pub(crate) fn clap_message(err: &clap::Error) -> String {
+    let rendered = err.render().to_string();
+    let mut message = String::new();
+    let lines = rendered.lines().map(str::trim);
+    for line in lines.take_while(|line| !line.starts_with("Usage:")) {
+        if line.is_empty() || line.starts_with("For more information") {
+            continue;
+        }
+        if !message.is_empty() {
+            // "...were not provided:" runs on into its list; other lines are separate points.
+            message.push_str(if message.ends_with(':') { " " } else { "; " });
+        }
+        message.push_str(line);
+    }
+    match message.strip_prefix("error: ") {
+        Some(rest) => rest.to_string(),
+        None => message,
+    }
+}
+
+/// `value` as one line of JSON.
+pub(crate) fn json_line(value: &impl Serialize) -> Result<String, Failure> {
+    match serde_json::to_string(value) {
+        Ok(mut json) => {
+            json.push('\n');
+            Ok(json)
+        }
+        // Not the input's fault: the reports serialize from plain fields.
+        Err(err) => Err(Failure::write_failed(format!("cannot write JSON: {err}"))),
+    }
+}
+
+/// Writes the whole output at once. The output is built in full first, so a failure never
+/// leaves part of it behind for a script to mistake for the whole.
+pub(crate) fn write_stdout(output: &str) -> Result<(), Failure> {
+    let mut stdout = io::stdout().lock();
+    stdout
+        .write_all(output.as_bytes())
+        .and_then(|()| stdout.flush())
+        .map_err(|err| Failure::write_failed(format!("<stdout>: cannot write: {err}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_become_spaces() {
+        assert_eq!(one_line("a\nb\r\tc"), "a b  c");
+    }
+}

@@ -1,0 +1,210 @@
+//! Bad input of every kind: exit code 2, nothing on standard output, and one line on
+//! standard error naming the input or option, the position and the problem.
+
+use std::path::Path;
+
+use super::*;
+
+// --- Bad input: the file -------------------------------------------------------------------
+
+/// Runs `assemble` on a temporary file holding `contents` and checks the one-line error names
+/// the file and has every phrase.
+#[track_caller]
+fn bad_file(contents: &[u8], phrases: &[&str]) {
+    let file = TempFile::new("bad.json", contents);
+    let run = run(&["assemble", file.path()]);
+    run.bad(phrases);
+    assert!(run.stderr.contains(file.path()), "names the file: {run:#?}");
+}
+
+#[test]
+fn a_missing_file() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/no-such-file.json");
+    let path = path.to_str().unwrap();
+    run(&["assemble", path]).bad(&[path, "cannot read", "no such file"]);
+    run(&["bench", path]).bad(&[path, "no such file"]);
+}
+
+#[test]
+fn a_directory() {
+    let dir = env!("CARGO_MANIFEST_DIR");
+    run(&["assemble", dir]).bad(&[dir, "cannot read", "is a directory"]);
+}
+
+#[test]
+fn empty_input() {
+    bad_file(b"", &["empty input"]);
+    bad_file(b"  \n\t\r\n", &["empty input"]);
+    run(&["assemble"]).bad(&["<stdin>: empty input"]);
+    run_with_stdin(&["assemble", "-"], b"\n\n").bad(&["<stdin>: empty input"]);
+}
+
+#[test]
+fn invalid_json() {
+    bad_file(
+        b"[\n  {\"content\": \"x\", \"score\": 1,}\n]",
+        &["line 2, column 31", "trailing comma"],
+    );
+    bad_file(
+        b"[\n  {\"content\": \"x\",\n",
+        &["line 3", "EOF while parsing"],
+    );
+    run_with_stdin(&["assemble"], b"not json").bad(&["<stdin>: line 1, column 2", "expected"]);
+}
+
+#[test]
+fn invalid_utf8() {
+    // The first bad byte is the 19th of line 2: `  {"content": "caf` takes 18.
+    bad_file(
+        b"[\n  {\"content\": \"caf\xe9\", \"score\": 1}\n]",
+        &["line 2, column 19", "invalid UTF-8", "0xe9"],
+    );
+    run_with_stdin(&["assemble"], b"\xff").bad(&["<stdin>: line 1, column 1", "invalid UTF-8"]);
+}
+
+#[test]
+fn not_an_array() {
+    bad_file(
+        br#"{"content": "x", "score": 1}"#,
+        &["line 1", "expected a sequence"],
+    );
+}
+
+#[test]
+fn a_record_without_content() {
+    bad_file(
+        b"[\n  {\"content\": \"x\", \"score\": 1},\n  {\"title\": \"T\", \"score\": 0.5}\n]",
+        &["line 3, column 30", "missing field `content`"],
+    );
+    bad_file(
+        b"[{\"content\": \"x\"}]",
+        &["line 1", "missing field `score`"],
+    );
+}
+
+#[test]
+fn a_field_of_the_wrong_type() {
+    bad_file(
+        b"[\n  {\"content\": \"x\", \"title\": 5, \"score\": 1}\n]",
+        &[
+            "line 2, column 29",
+            "invalid type: integer `5`, expected a string",
+        ],
+    );
+    bad_file(
+        b"[\n  {\"content\": \"x\", \"score\": \"high\"}\n]",
+        &["line 2", "invalid type: string \"high\""],
+    );
+}
+
+#[test]
+fn a_score_that_is_not_finite() {
+    bad_file(
+        b"[\n  {\"content\": \"x\", \"score\": 1e39}\n]",
+        &["line 2, column 32", "score 1e39 is not a finite"],
+    );
+    bad_file(
+        b"[\n  {\"content\": \"x\", \"score\": NaN}\n]",
+        &["line 2", "expected value"],
+    );
+}
+
+#[test]
+fn metadata_values_that_are_not_strings() {
+    bad_file(
+        b"[\n  {\"content\": \"x\", \"score\": 1, \"metadata\": {\"version\": 3}}\n]",
+        &[
+            "line 2, column 56",
+            "invalid type: integer `3`, expected a string",
+        ],
+    );
+}
+
+#[test]
+fn bench_reports_bad_files_the_same_way() {
+    let file = TempFile::new("bench-bad.json", b"[{\"score\": 1}]");
+    run(&["bench", "--iterations", "5", file.path()]).bad(&[
+        file.path(),
+        "line 1",
+        "missing field `content`",
+    ]);
+}
+
+// --- Bad input: the options ----------------------------------------------------------------
+
+#[test]
+fn a_negative_budget() {
+    run(&["assemble", "--budget", "-5", PRICING]).bad(&["--budget", "'-5'", "negative"]);
+    run(&["assemble", "--budget=-5", PRICING]).bad(&["--budget", "negative"]);
+    run(&["bench", "--budget", "-5", PRICING]).bad(&["--budget", "negative"]);
+    run(&["assemble", "--budget", "lots", PRICING]).bad(&["--budget", "whole number"]);
+}
+
+#[test]
+fn unknown_encoding_model_or_format() {
+    run(&["assemble", "--encoding", "o300k", PRICING])
+        .bad(&["--encoding", "unknown encoding `o300k`"]);
+    run(&["assemble", "--model", "gpt-99", PRICING]).bad(&["--model", "unknown model `gpt-99`"]);
+    run(&["assemble", "--format", "html", PRICING]).bad(&["--format", "unknown format `html`"]);
+    run(&["assemble", "--overflow", "wrap", PRICING]).bad(&["--overflow", "'wrap'", "truncate"]);
+}
+
+#[test]
+fn encoding_and_model_together() {
+    run(&[
+        "assemble",
+        "--encoding",
+        "cl100k_base",
+        "--model",
+        "gpt-4",
+        PRICING,
+    ])
+    .bad(&["--encoding", "--model", "cannot be used with"]);
+}
+
+#[test]
+fn configuration_errors() {
+    run(&[
+        "assemble",
+        "--budget",
+        "3",
+        "--header",
+        "A header of more than three tokens.",
+        PRICING,
+    ])
+    .bad(&["--header", "more than the budget of 3"]);
+    run(&[
+        "assemble",
+        "--budget",
+        "10",
+        "--min-truncated-tokens",
+        "11",
+        PRICING,
+    ])
+    .bad(&["--min-truncated-tokens", "larger than the budget of 10"]);
+    run(&["assemble", "--min-score", "NaN", PRICING]).bad(&["--min-score", "NaN"]);
+    run(&["bench", "--iterations", "0", PRICING]).bad(&["--iterations", "at least 1"]);
+}
+
+#[test]
+fn usage_errors_are_one_line_too() {
+    run(&["assemble", "--no-such-option", PRICING]).bad(&["--no-such-option"]);
+    run(&[]).bad(&["subcommand"]);
+    run(&["bench"]).bad(&["required arguments were not provided: <FILE>"]);
+    run(&["assemble", PRICING, PRICING]).bad(&["unexpected argument"]);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_failed_write_is_one_line_and_exit_code_1() {
+    let full = std::fs::File::create("/dev/full").expect("/dev/full opens");
+    let output = Command::new(env!("CARGO_BIN_EXE_mentor-context"))
+        .args(["assemble", PRICING])
+        .stdout(full)
+        .output()
+        .expect("the binary runs");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("<stdout>: cannot write"), "{stderr}");
+}

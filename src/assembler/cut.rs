@@ -1,0 +1,172 @@
+//! Cutting the block that does not fit, so that it fills the room left.
+
+use unicode_segmentation::GraphemeCursor;
+
+use super::placing::{Assembly, Measured, Placed, write_head};
+use crate::record::MentorRagResult;
+
+/// Tries at aiming a cut: each overshoot (a token merged at the seam, a cut moved back to a
+/// word end) aims lower by what it overshot, so a few suffice; this bounds a pathological
+/// tokenizer.
+const MAX_CUT_ATTEMPTS: usize = 16;
+
+impl Assembly<'_, '_> {
+    /// Cuts the block that `place` measured so that it fits in `room`. The meter still holds
+    /// what it saw of the body.
+    pub(super) fn cut(
+        &mut self,
+        result: &MentorRagResult,
+        index: usize,
+        measured: &Measured,
+        room: usize,
+    ) -> Option<Placed> {
+        let &Measured {
+            start,
+            head_tokens,
+            body_start,
+            prefix_len,
+            content_offset,
+        } = measured;
+        let format = &*self.config.format;
+        let content = &result.content;
+        let frame = self.frame;
+        let min = frame.min_truncated_tokens.max(1);
+        let needed = head_tokens
+            .saturating_add(frame.cut_open_tokens)
+            .saturating_add(frame.cut_close_tokens)
+            .saturating_add(min);
+        if room < needed {
+            return None;
+        }
+        // Keep the measured body: the meter's checkpoints refer to it.
+        self.scratch.clear();
+        self.scratch.push_str(&self.text[body_start..]);
+        // The head of a cut block may differ (a truncation mark); count it only if it does.
+        let mut head = String::new();
+        write_head(self.config, result, index, true, &mut head);
+        let head_tokens = if head == self.text[start..body_start] {
+            head_tokens
+        } else {
+            self.meter.count_cached(&head)
+        };
+        self.text.truncate(start);
+        self.text.push_str(&head);
+        let body_start = self.text.len();
+        // Aim for the content that ends where the body's tokens, plus the closing, fill the
+        // room. Joining the kept text to the closing can merge or split a token at the seam,
+        // and the cut moves back to a word end; the exact count decides, and an overshoot
+        // aims that many tokens lower.
+        let mut target = room
+            .checked_sub(head_tokens)?
+            .saturating_sub(frame.cut_close_tokens);
+        for _ in 0..MAX_CUT_ATTEMPTS {
+            let keep = self
+                .meter
+                .token_end(&self.scratch, target)
+                .saturating_sub(content_offset)
+                .min(prefix_len);
+            let end = cut_point(content, keep);
+            if end == 0 {
+                return None;
+            }
+            let kept = &content[..end];
+            self.text.truncate(body_start);
+            format.content_open(kept, &mut self.text);
+            format.content(kept, &mut self.text);
+            format.content_close(kept, true, &mut self.text);
+            let body = &self.text[body_start..];
+            let body_tokens = self.meter.count_reusing(&self.scratch, body);
+            let tokens = head_tokens + body_tokens;
+            if tokens <= room {
+                self.record_block(start, body_start);
+                return Some(Placed {
+                    tokens,
+                    truncated: true,
+                });
+            }
+            target = target.checked_sub(tokens - room)?;
+        }
+        None
+    }
+}
+
+/// Where to cut `content` so that at most `max` bytes of it are kept: a grapheme boundary,
+/// moved back to the end of a sentence or word when one is close, with trailing whitespace
+/// dropped.
+fn cut_point(content: &str, max: usize) -> usize {
+    let max = content.floor_char_boundary(max.min(content.len()));
+    let grapheme = if is_grapheme_boundary(content, max) {
+        max
+    } else {
+        GraphemeCursor::new(max, content.len(), true)
+            .prev_boundary(content, 0)
+            .ok()
+            .flatten()
+            .unwrap_or(0)
+    };
+    // "Close" is the last tenth of what is kept, between 64 and 256 bytes: stepping back
+    // further would waste budget for a tidier end.
+    let window_start = grapheme - (grapheme / 10).clamp(64, 256).min(grapheme);
+    let mut chars = content[..grapheme].char_indices().rev().peekable();
+    let mut sentence_end = None;
+    let mut word_end = None;
+    while let Some((i, c)) = chars.next() {
+        let Some(&(_, before)) = chars.peek() else {
+            break;
+        };
+        if i < window_start {
+            break;
+        }
+        if c.is_whitespace() && !before.is_whitespace() {
+            word_end.get_or_insert(i);
+            if matches!(before, '.' | '!' | '?' | '。' | '！' | '？' | '…') {
+                sentence_end = Some(i);
+                break;
+            }
+        }
+    }
+    // Whitespace nearly always starts a grapheme, but not after a prepended mark such as
+    // U+0600, so every candidate is checked.
+    [sentence_end, word_end, Some(grapheme)]
+        .into_iter()
+        .flatten()
+        .map(|end| content[..end].trim_end().len())
+        .find(|&end| is_grapheme_boundary(content, end))
+        .unwrap_or(grapheme)
+}
+
+fn is_grapheme_boundary(text: &str, at: usize) -> bool {
+    text.is_char_boundary(at)
+        && GraphemeCursor::new(at, text.len(), true)
+            .is_boundary(text, 0)
+            .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cut_prefers_sentence_then_word_end() {
+        let text = "One two three. Four five six seven";
+        assert_eq!(&text[..cut_point(text, 17)], "One two three.");
+        let long = format!("{} {}", "word ".repeat(40), "x".repeat(80));
+        // The sentence end is too far back; the last word end is close.
+        assert_eq!(cut_point(&long, 250), 199);
+        assert_eq!(&text[..cut_point(text, 8)], "One two");
+        assert_eq!(&text[..cut_point(text, 9)], "One two");
+        // No whitespace: a grapheme boundary, never inside the cluster.
+        let family = "👨‍👩‍👧‍👦👨‍👩‍👧‍👦";
+        let cut = cut_point(family, 30);
+        assert_eq!(cut, family.len() / 2);
+    }
+
+    #[test]
+    fn cut_never_splits_combining_marks() {
+        let text = "e\u{301}e\u{301}e\u{301}";
+        for max in 0..=text.len() {
+            let cut = cut_point(text, max);
+            assert!(cut.is_multiple_of(3), "cut {cut} for {max}");
+        }
+    }
+}

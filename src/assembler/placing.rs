@@ -1,0 +1,285 @@
+//! One assembly: blocks placed in rank order while they fit.
+
+use std::borrow::Cow;
+
+use super::AssemblyStats;
+use super::frame::Frame;
+use super::selection::{Filters, ranked};
+use crate::builder::ContextBuilder;
+use crate::context::{AssembledContext, Citation, Omission, OmitReason};
+use crate::format::BlockHead;
+use crate::meter::Meter;
+use crate::options::Overflow;
+use crate::record::MentorRagResult;
+
+/// Where [`Assembly::place`] wrote and measured a block that did not fit whole.
+pub(super) struct Measured {
+    /// Where the block starts in the text.
+    pub(super) start: usize,
+    /// Where its body starts.
+    pub(super) body_start: usize,
+    /// Tokens of its head.
+    pub(super) head_tokens: usize,
+    /// Bytes of content in the measured body.
+    pub(super) prefix_len: usize,
+    /// Where the content starts in the measured body.
+    pub(super) content_offset: usize,
+}
+
+/// A block that went into the text.
+pub(super) struct Placed {
+    /// The tokens it takes.
+    pub(super) tokens: usize,
+    /// Whether its content was cut.
+    pub(super) truncated: bool,
+}
+
+/// The state of one call to [`Assembler::assemble`](super::Assembler::assemble).
+pub(super) struct Assembly<'a, 'r> {
+    pub(super) config: &'a ContextBuilder,
+    pub(super) frame: &'a Frame,
+    pub(super) meter: Meter<'a>,
+    pub(super) text: String,
+    /// Byte offsets in `text` where separately counted pieces meet: the header's end, the
+    /// opening's end, each block's start and body start, the closing's start.
+    pub(super) joins: Vec<usize>,
+    pub(super) citations: Vec<Citation>,
+    pub(super) omitted: Vec<Omission<'r>>,
+    /// The measured body of a block being cut, kept while the text is rewritten.
+    pub(super) scratch: String,
+}
+
+impl<'a, 'r> Assembly<'a, 'r> {
+    pub(super) fn new(config: &'a ContextBuilder, frame: &'a Frame) -> Self {
+        Assembly {
+            config,
+            frame,
+            meter: Meter::new(&*config.tokenizer, config.cache.as_ref()),
+            text: String::with_capacity(config.budget.saturating_mul(5).min(1 << 20)),
+            joins: Vec::new(),
+            citations: Vec::new(),
+            omitted: Vec::new(),
+            scratch: String::new(),
+        }
+    }
+
+    /// Assembles `results` into a context.
+    pub(super) fn run(
+        mut self,
+        results: &'r [MentorRagResult],
+    ) -> (AssembledContext<'r>, AssemblyStats) {
+        let frame = self.frame;
+        self.text.push_str(&frame.header);
+        let blocks_start = self.text.len();
+        self.joins.push(blocks_start);
+        self.text.push_str(&frame.open);
+        self.joins.push(self.text.len());
+        let room = self
+            .config
+            .budget
+            .checked_sub(frame.header_tokens + frame.open_close_tokens);
+        let blocks_tokens = self.place_all(results, room.unwrap_or(0), room.is_some());
+        let mut token_count = frame.header_tokens;
+        if self.citations.is_empty() {
+            self.text.truncate(blocks_start);
+            self.joins.clear();
+            self.joins.push(blocks_start);
+        } else {
+            token_count += frame.open_close_tokens + blocks_tokens;
+            self.joins.push(self.text.len());
+            self.text.push_str(&frame.close);
+        }
+        if !self.joins_exact() {
+            token_count = self.recount();
+        }
+        let context = AssembledContext {
+            text: self.text,
+            token_count,
+            budget: self.config.budget,
+            encoding: self.config.tokenizer.name().to_string(),
+            citations: self.citations,
+            omitted: self.omitted,
+        };
+        let stats = AssemblyStats {
+            bytes_tokenized: self.meter.bytes_tokenized,
+        };
+        (context, stats)
+    }
+
+    /// Places blocks in rank order within `room` tokens (none at all unless `any_room`: the
+    /// opening and closing alone would not fit); returns the tokens they take.
+    fn place_all(
+        &mut self,
+        results: &'r [MentorRagResult],
+        mut room: usize,
+        any_room: bool,
+    ) -> usize {
+        let config = self.config;
+        let mut filters = Filters::new(config);
+        let mut order = ranked(results).into_iter();
+        let mut used = 0;
+        if any_room {
+            for i in order.by_ref() {
+                let result = &results[i];
+                if let Some(reason) = filters.admit(result, self.citations.len()) {
+                    self.omit(result, reason);
+                    continue;
+                }
+                let index = self.citations.len() + 1;
+                let truncate = config.overflow == Overflow::Truncate;
+                if let Some(placed) = self.place(result, index, room, truncate) {
+                    used += placed.tokens;
+                    room -= placed.tokens;
+                    self.cite(result, index, &placed);
+                    if placed.truncated {
+                        break;
+                    }
+                } else {
+                    self.omit(result, OmitReason::DidNotFit);
+                    if config.overflow != Overflow::Skip || room == 0 {
+                        break;
+                    }
+                }
+            }
+        }
+        for i in order {
+            let result = &results[i];
+            let reason = filters.reason_after_full(result, self.citations.len());
+            self.omit(result, reason);
+        }
+        used
+    }
+
+    pub(super) fn omit(&mut self, result: &'r MentorRagResult, reason: OmitReason) {
+        self.omitted.push(Omission {
+            title: result.display_title().map(Cow::Borrowed),
+            source_url: result.source_url.as_deref().map(Cow::Borrowed),
+            score: result.score,
+            reason,
+        });
+    }
+
+    fn cite(&mut self, result: &MentorRagResult, index: usize, placed: &Placed) {
+        self.citations.push(Citation {
+            index,
+            title: result.display_title().map(str::to_string),
+            source_url: result.source_url.clone(),
+            score: result.score,
+            metadata: result.metadata.clone(),
+            truncated: placed.truncated,
+            token_count: placed.tokens,
+        });
+    }
+
+    /// Writes `result` as block `index` if it fits in `room`, cutting it if `truncate` allows.
+    /// On `None` the text is as before.
+    fn place(
+        &mut self,
+        result: &MentorRagResult,
+        index: usize,
+        room: usize,
+        truncate: bool,
+    ) -> Option<Placed> {
+        let start = self.text.len();
+        write_head(self.config, result, index, false, &mut self.text);
+        let body_start = self.text.len();
+        let format = &*self.config.format;
+        let content = &result.content;
+        // Render no more content than could fit: a huge result costs what fits, not its size.
+        let max_token = self.config.tokenizer.max_token_bytes();
+        let reach = room.saturating_add(1).saturating_mul(max_token);
+        let mut limit = room.saturating_mul(16).max(256).min(reach);
+        // Head and body are measured in one go (each call into the tokenizer has a cost of its
+        // own); the head's count is noted on the way, for a cut.
+        let (prefix_len, content_offset) = loop {
+            let prefix = &content[..content.floor_char_boundary(limit.min(content.len()))];
+            let whole = prefix.len() == content.len();
+            format.content_open(prefix, &mut self.text);
+            let content_offset = self.text.len() - body_start;
+            format.content(prefix, &mut self.text);
+            format.content_close(prefix, !whole, &mut self.text);
+            let block = &self.text[start..];
+            match self.meter.measure(block, room, Some(body_start - start)) {
+                Some(tokens) if whole => {
+                    self.record_block(start, body_start);
+                    return Some(Placed {
+                        tokens,
+                        truncated: false,
+                    });
+                }
+                Some(_) if limit < reach => {
+                    // All of this prefix fits: the content is unusually dense (long runs of
+                    // whitespace, say). Render all that could possibly fit and measure again.
+                    limit = reach;
+                    self.text.truncate(body_start);
+                }
+                _ => break (prefix.len(), content_offset),
+            }
+        };
+        if !truncate {
+            self.text.truncate(start);
+            return None;
+        }
+        let head_tokens =
+            if let Some(head_tokens) = self.meter.rebase(&self.text[start..], body_start - start) {
+                head_tokens
+            } else {
+                // The head's end was not seen (the head alone overflows, or the tokenizer
+                // reports no exact splits): measure the body alone.
+                let head_tokens = self.meter.count_cached(&self.text[start..body_start]);
+                if head_tokens >= room {
+                    self.text.truncate(start);
+                    return None;
+                }
+                if let Some(tokens) =
+                    self.meter
+                        .measure(&self.text[body_start..], room - head_tokens, None)
+                    && prefix_len == content.len()
+                {
+                    self.record_block(start, body_start);
+                    return Some(Placed {
+                        tokens: head_tokens + tokens,
+                        truncated: false,
+                    });
+                }
+                head_tokens
+            };
+        let measured = Measured {
+            start,
+            body_start,
+            head_tokens,
+            prefix_len,
+            content_offset,
+        };
+        let placed = self.cut(result, index, &measured, room);
+        if placed.is_none() {
+            self.text.truncate(start);
+        }
+        placed
+    }
+
+    /// Records that a block starts at `start` and its body at `body_start`: both are joins
+    /// between separately counted pieces.
+    pub(super) fn record_block(&mut self, start: usize, body_start: usize) {
+        self.joins.push(start);
+        self.joins.push(body_start);
+    }
+}
+
+/// Writes the head of `result` as block `index` in the format of `config`.
+pub(super) fn write_head(
+    config: &ContextBuilder,
+    result: &MentorRagResult,
+    index: usize,
+    truncated: bool,
+    out: &mut String,
+) {
+    let head = BlockHead::new(
+        index,
+        result.display_title(),
+        truncated,
+        result.metadata.as_ref(),
+        &config.hidden_keys,
+    );
+    config.format.head(&head, out);
+}

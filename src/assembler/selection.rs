@@ -1,0 +1,170 @@
+//! Which results are candidates for a block, in which order, and why the others are left out.
+
+use std::cmp::Ordering;
+
+use crate::builder::ContextBuilder;
+use crate::context::OmitReason;
+use crate::options::Duplicates;
+use crate::record::MentorRagResult;
+
+/// Indices of `results`, best first: by score, descending, stable, NaN last.
+///
+/// Sorts compact `(key, index)` pairs rather than indices compared through the results: with
+/// thousands of results, chasing each score through memory cost more than the sort. The index
+/// breaks ties, so an unstable sort of the pairs is stable by score.
+pub(super) fn ranked(results: &[MentorRagResult]) -> Vec<usize> {
+    let mut keys: Vec<(u32, usize)> = results
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (descending_key(r.score), i))
+        .collect();
+    keys.sort_unstable();
+    keys.into_iter().map(|(_, i)| i).collect()
+}
+
+/// A key whose ascending order is descending score, with NaN after every number and -0.0
+/// equal to 0.0.
+fn descending_key(score: f32) -> u32 {
+    if score.is_nan() {
+        return u32::MAX;
+    }
+    let bits = if score == 0.0 { 0 } else { score.to_bits() };
+    // Negative floats order backwards by their bits, positive ones forwards: flip so that
+    // the integers order as the floats do.
+    let ascending = if bits >> 31 == 1 {
+        !bits
+    } else {
+        bits | 1 << 31
+    };
+    !ascending
+}
+
+/// The filters a result passes before it is tried as a block, applied in one order
+/// everywhere: the minimum score, duplicates, the block limit.
+pub(super) struct Filters<'c, 'r> {
+    config: &'c ContextBuilder,
+    /// Results already tried as blocks, to find duplicates among.
+    tried: Vec<&'r MentorRagResult>,
+}
+
+impl<'c, 'r> Filters<'c, 'r> {
+    pub(super) fn new(config: &'c ContextBuilder) -> Self {
+        Filters {
+            config,
+            tried: Vec::new(),
+        }
+    }
+
+    /// Why `result` is left out before it is tried, with `blocks` blocks already in; `None`
+    /// if it is to be tried, and is then remembered as tried.
+    pub(super) fn admit(
+        &mut self,
+        result: &'r MentorRagResult,
+        blocks: usize,
+    ) -> Option<OmitReason> {
+        if let Some(reason) = self.reason(result, blocks, true) {
+            return Some(reason);
+        }
+        self.tried.push(result);
+        None
+    }
+
+    /// Why `result` is left out once the budget is full: the first filter that applies, else
+    /// [`OmitReason::DidNotFit`]. Duplicates are not looked for here: comparing the rest would
+    /// cost time in proportion to the input, not the output.
+    pub(super) fn reason_after_full(&self, result: &MentorRagResult, blocks: usize) -> OmitReason {
+        self.reason(result, blocks, false)
+            .unwrap_or(OmitReason::DidNotFit)
+    }
+
+    fn reason(
+        &self,
+        result: &MentorRagResult,
+        blocks: usize,
+        find_duplicates: bool,
+    ) -> Option<OmitReason> {
+        if self.below_min_score(result.score) {
+            Some(OmitReason::BelowMinScore)
+        } else if find_duplicates && self.is_duplicate(result) {
+            Some(OmitReason::Duplicate)
+        } else if self.config.max_blocks.is_some_and(|max| blocks >= max) {
+            Some(OmitReason::OverBlockLimit)
+        } else {
+            None
+        }
+    }
+
+    /// Whether `score` is below the minimum; NaN is below any minimum.
+    fn below_min_score(&self, score: f32) -> bool {
+        self.config.min_score.is_some_and(|min| {
+            !matches!(
+                score.partial_cmp(&min),
+                Some(Ordering::Greater | Ordering::Equal)
+            )
+        })
+    }
+
+    fn is_duplicate(&self, result: &MentorRagResult) -> bool {
+        self.config.duplicates == Duplicates::Drop
+            && self.tried.iter().any(|seen| {
+                seen.content.len() == result.content.len()
+                    && seen.source_url == result.source_url
+                    && seen.content == result.content
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descending_keys_order_scores_high_to_low_with_nan_last() {
+        let scores = [
+            f32::INFINITY,
+            1.5,
+            f32::MIN_POSITIVE / 4.0,
+            0.0,
+            -f32::MIN_POSITIVE / 4.0,
+            -1.5,
+            f32::NEG_INFINITY,
+            f32::NAN,
+        ];
+        for pair in scores.windows(2) {
+            assert!(
+                descending_key(pair[0]) < descending_key(pair[1]),
+                "{} before {}",
+                pair[0],
+                pair[1]
+            );
+        }
+        assert_eq!(descending_key(-0.0), descending_key(0.0));
+        assert_eq!(descending_key(-f32::NAN), descending_key(f32::NAN));
+    }
+
+    #[test]
+    fn filters_apply_in_order_and_remember_only_what_they_admit() {
+        let config = ContextBuilder::new(10).min_score(0.5).max_blocks(1);
+        let mut filters = Filters::new(&config);
+        let low = MentorRagResult::from_content("a", 0.1);
+        let good = MentorRagResult::from_content("a", 0.9);
+        assert_eq!(filters.admit(&low, 0), Some(OmitReason::BelowMinScore));
+        assert_eq!(filters.admit(&good, 0), None);
+        assert_eq!(filters.admit(&good, 0), Some(OmitReason::Duplicate));
+        assert_eq!(filters.admit(&good, 1), Some(OmitReason::Duplicate));
+        let other = MentorRagResult::from_content("b", 0.9);
+        assert_eq!(filters.admit(&other, 1), Some(OmitReason::OverBlockLimit));
+        assert_eq!(filters.reason_after_full(&good, 0), OmitReason::DidNotFit);
+        assert_eq!(
+            filters.reason_after_full(&low, 0),
+            OmitReason::BelowMinScore
+        );
+        assert_eq!(
+            filters.reason_after_full(&other, 1),
+            OmitReason::OverBlockLimit
+        );
+        // The minimum itself passes.
+        let edge = MentorRagResult::from_content("c", 0.5);
+        assert_eq!(filters.admit(&edge, 0), None);
+    }
+}

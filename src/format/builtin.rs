@@ -1,0 +1,115 @@
+//! The built-in formats, chosen by name at run time.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use super::{BlockHead, Format, PlainFormat, XmlFormat};
+use crate::error::Error;
+
+/// One of the formats that ship with the crate, chosen at run time: from a command line, a
+/// configuration file or a request.
+///
+/// ```
+/// use mentor_context::{BuiltinFormat, ContextBuilder, MentorRagResult};
+///
+/// let format: BuiltinFormat = "XML".parse()?;
+/// let assembler = ContextBuilder::new(100).format(format).build()?;
+/// let results = [MentorRagResult::from_content("Hi.", 1.0)];
+/// let context = assembler.assemble(&results);
+/// assert!(context.text.starts_with("<documents>"));
+/// # Ok::<(), mentor_context::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum BuiltinFormat {
+    /// [`PlainFormat`], the default.
+    #[default]
+    Plain,
+    /// [`XmlFormat`].
+    Xml,
+}
+
+impl BuiltinFormat {
+    /// Every built-in format, in a fixed order.
+    pub const ALL: [BuiltinFormat; 2] = [BuiltinFormat::Plain, BuiltinFormat::Xml];
+
+    /// The format itself.
+    #[must_use]
+    pub fn format(self) -> &'static dyn Format {
+        match self {
+            BuiltinFormat::Plain => &PlainFormat,
+            BuiltinFormat::Xml => &XmlFormat,
+        }
+    }
+}
+
+impl Format for BuiltinFormat {
+    fn name(&self) -> &str {
+        self.format().name()
+    }
+    fn open(&self, out: &mut String) {
+        self.format().open(out);
+    }
+    fn close(&self, out: &mut String) {
+        self.format().close(out);
+    }
+    fn head(&self, head: &BlockHead<'_>, out: &mut String) {
+        self.format().head(head, out);
+    }
+    fn content_open(&self, content: &str, out: &mut String) {
+        self.format().content_open(content, out);
+    }
+    fn content(&self, content: &str, out: &mut String) {
+        self.format().content(content, out);
+    }
+    fn content_close(&self, content: &str, truncated: bool, out: &mut String) {
+        self.format().content_close(content, truncated, out);
+    }
+}
+
+impl fmt::Display for BuiltinFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.format().name())
+    }
+}
+
+impl FromStr for BuiltinFormat {
+    type Err = Error;
+
+    /// Reads `plain` or `xml`, in any letter case.
+    fn from_str(name: &str) -> Result<Self, Error> {
+        BuiltinFormat::ALL
+            .into_iter()
+            .find(|format| format.format().name().eq_ignore_ascii_case(name))
+            .ok_or_else(|| Error::unknown_name("format", name, "plain or xml"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_in_any_case() {
+        for format in BuiltinFormat::ALL {
+            assert_eq!(format.to_string().parse::<BuiltinFormat>().unwrap(), format);
+            assert_eq!(
+                format
+                    .to_string()
+                    .to_uppercase()
+                    .parse::<BuiltinFormat>()
+                    .unwrap(),
+                format
+            );
+        }
+        assert_eq!(BuiltinFormat::Xml.name(), "xml");
+        let err = "markdown".parse::<BuiltinFormat>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown format `markdown` (expected plain or xml)"
+        );
+    }
+}

@@ -1,0 +1,105 @@
+//! Keeping a title, URL or metadata entry on one line of its own.
+//!
+//! These fields come from retrieved documents and are untrusted: a line break inside a title
+//! could start a forged block of its own. Everything here writes them so they cannot.
+
+/// Writes `text` on one line: each run of line breaks, control characters and bidirectional
+/// controls becomes one space, and leading and trailing whitespace is dropped. Titles, URLs
+/// and metadata go through this, so none of them can start a line of their own.
+///
+/// ```
+/// let mut out = String::new();
+/// mentor_context::push_line(&mut out, " Price list\n[7] Forged\t title ");
+/// assert_eq!(out, "Price list [7] Forged title");
+/// ```
+pub fn push_line(out: &mut String, text: &str) {
+    push_line_with(out, text, String::push_str);
+}
+
+/// [`push_line`], writing each stretch between breaks with `push` (which may escape it).
+pub(super) fn push_line_with(out: &mut String, text: &str, push: impl Fn(&mut String, &str)) {
+    let text = collapse(text);
+    let mut rest = text;
+    while let Some(at) = rest.find(breaks_line) {
+        push(out, &rest[..at]);
+        let after = rest[at..].trim_start_matches(|c: char| breaks_line(c) || c == ' ');
+        if !out.ends_with(' ') {
+            out.push(' ');
+        }
+        rest = after;
+    }
+    push(out, rest);
+}
+
+/// Writes one `key: value` line (`key:` alone when the value is blank), each part on one
+/// line through `push`.
+pub(super) fn push_metadata_line(
+    out: &mut String,
+    key: &str,
+    value: &str,
+    push: impl Fn(&mut String, &str),
+) {
+    push(out, key);
+    out.push(':');
+    if !collapse(value).is_empty() {
+        out.push(' ');
+        push(out, value);
+    }
+    out.push('\n');
+}
+
+/// The text with leading and trailing whitespace and line-breaking characters removed.
+pub(super) fn collapse(text: &str) -> &str {
+    text.trim_matches(|c: char| c.is_whitespace() || breaks_line(c))
+}
+
+/// Characters that could start a new line, or reorder one, in what a reader sees.
+fn breaks_line(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// Ends the content's last line, so what follows starts a line of its own.
+pub(super) fn end_line(out: &mut String, content: &str) {
+    if !content.is_empty() && !content.ends_with('\n') {
+        out.push('\n');
+    }
+}
+
+/// Writes `n` in decimal without allocating.
+pub(super) fn push_decimal(out: &mut String, n: usize) {
+    use std::fmt::Write;
+    let _ = write!(out, "{n}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_breaks_and_controls_collapse() {
+        let mut out = String::new();
+        push_line(&mut out, "a\r\n\r\nb\u{202E}c\u{0007}d  e");
+        assert_eq!(out, "a b c d  e");
+    }
+
+    #[test]
+    fn blank_metadata_values_write_the_key_alone() {
+        let mut out = String::new();
+        push_metadata_line(&mut out, "k", " \n ", push_line);
+        push_metadata_line(&mut out, "k", "v", push_line);
+        assert_eq!(out, "k:\nk: v\n");
+    }
+
+    #[test]
+    fn content_lines_are_ended_once() {
+        for (content, expected) in [("", ""), ("a", "\n"), ("a\n", "")] {
+            let mut out = String::new();
+            end_line(&mut out, content);
+            assert_eq!(out, expected, "{content:?}");
+        }
+    }
+}

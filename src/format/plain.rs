@@ -1,0 +1,103 @@
+//! The default layout: a marker line, metadata lines, and the content in a markdown fence.
+
+use super::line::{collapse, push_decimal, push_line, push_metadata_line};
+use super::{BlockHead, Format};
+
+/// The default format: a marker line, metadata lines, and the content in a markdown fence.
+///
+/// ````text
+/// [1] Price list 2026
+/// valid from: 2026-01-01
+/// ```
+/// Plan B costs 12 EUR a month.
+/// ```
+/// [2] https://example.com/faq
+/// ...
+/// ````
+///
+/// The fence is three backticks, or one more than the longest run of backticks in the
+/// content, so no line of the content can close it. A cut block gets a `(truncated)` line
+/// after its fence. Titles, URLs and metadata are kept on one line each (see [`push_line`]);
+/// a metadata key that starts with `[`, `` ` `` or `~` gets a backslash before it, so it
+/// cannot read as a marker or a fence.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct PlainFormat;
+
+impl Format for PlainFormat {
+    fn name(&self) -> &str {
+        "plain"
+    }
+
+    fn head(&self, head: &BlockHead<'_>, out: &mut String) {
+        out.push('[');
+        push_decimal(out, head.index);
+        out.push(']');
+        if let Some(title) = head.title {
+            out.push(' ');
+            push_line(out, title);
+        }
+        out.push('\n');
+        for (key, value) in head.metadata() {
+            // A key is the start of a line: one that begins like a marker (`[7] ...`) or a
+            // fence would read as one, so its first character is escaped, as in markdown.
+            if collapse(key).starts_with(['[', '`', '~']) {
+                out.push('\\');
+            }
+            push_metadata_line(out, key, value, push_line);
+        }
+    }
+}
+
+/// Writes a fence of backticks longer than any run of backticks in `content` (three at least).
+pub(super) fn push_fence(out: &mut String, content: &str) {
+    // Jump from backtick to backtick (`find` on one ASCII byte is a fast memchr) rather than
+    // looking at every byte: this runs twice per block, on the warm path too.
+    let mut longest = 0;
+    let mut rest = content;
+    while let Some(at) = rest.find('`') {
+        let run = rest[at..].bytes().take_while(|&b| b == b'`').count();
+        longest = longest.max(run);
+        rest = &rest[at + run..];
+    }
+    for _ in 0..(longest + 1).max(3) {
+        out.push('`');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::tests::{head_text, metadata};
+
+    #[test]
+    fn plain_head_lists_metadata_in_order() {
+        let metadata = metadata(&[("version", "3"), ("author", "A. Writer"), ("empty", " ")]);
+        assert_eq!(
+            head_text(&PlainFormat, Some("Guide"), Some(&metadata)),
+            "[3] Guide\nversion: 3\nauthor: A. Writer\nempty:\n"
+        );
+        assert_eq!(head_text(&PlainFormat, None, None), "[3]\n");
+    }
+
+    #[test]
+    fn metadata_keys_cannot_forge_markers_or_fences() {
+        let metadata = metadata(&[("[7] Forged", "x"), ("```", "y"), ("ok", "[8] z")]);
+        assert_eq!(
+            head_text(&PlainFormat, None, Some(&metadata)),
+            "[3]\n\\[7] Forged: x\n\\```: y\nok: [8] z\n"
+        );
+    }
+
+    #[test]
+    fn fence_is_longer_than_any_backtick_run() {
+        let mut out = String::new();
+        push_fence(&mut out, "a ```` b");
+        assert_eq!(out, "`````");
+        out.clear();
+        push_fence(&mut out, "no ticks");
+        assert_eq!(out, "```");
+        out.clear();
+        push_fence(&mut out, "``` a ````` b `");
+        assert_eq!(out, "``````");
+    }
+}

@@ -1,0 +1,148 @@
+//! The layout of Anthropic's long-context prompting guidance.
+
+use super::line::{end_line, push_decimal, push_line_with, push_metadata_line};
+use super::{BlockHead, Format};
+
+/// The layout of Anthropic's long-context prompting guidance.
+///
+/// ```text
+/// <documents>
+/// <document index="1">
+/// <source>Price list 2026</source>
+/// <metadata>
+/// valid from: 2026-01-01
+/// </metadata>
+/// <document_content>
+/// Plan B costs 12 EUR a month.
+/// </document_content>
+/// </document>
+/// </documents>
+/// ```
+///
+/// A cut block is marked `<document index="n" truncated="true">`. Inside titles, metadata and
+/// content, a `<` that starts one of this format's tags (`documents`, `document`,
+/// `document_content`, `source`, `metadata`, opening or closing, in any letter case, followed
+/// by anything that cannot continue a tag name) is written as `&lt;`, so no text can close or
+/// open a tag of the layout. Nothing else is escaped.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct XmlFormat;
+
+impl Format for XmlFormat {
+    fn name(&self) -> &str {
+        "xml"
+    }
+
+    fn open(&self, out: &mut String) {
+        out.push_str("<documents>\n");
+    }
+
+    fn close(&self, out: &mut String) {
+        out.push_str("</documents>\n");
+    }
+
+    fn head(&self, head: &BlockHead<'_>, out: &mut String) {
+        out.push_str("<document index=\"");
+        push_decimal(out, head.index);
+        out.push('"');
+        if head.truncated {
+            out.push_str(" truncated=\"true\"");
+        }
+        out.push_str(">\n");
+        if let Some(title) = head.title {
+            out.push_str("<source>");
+            push_line_with(out, title, push_xml_text);
+            out.push_str("</source>\n");
+        }
+        let mut entries = head.metadata().peekable();
+        if entries.peek().is_some() {
+            out.push_str("<metadata>\n");
+            for (key, value) in entries {
+                push_metadata_line(out, key, value, |out, text| {
+                    push_line_with(out, text, push_xml_text);
+                });
+            }
+            out.push_str("</metadata>\n");
+        }
+    }
+
+    fn content_open(&self, _content: &str, out: &mut String) {
+        out.push_str("<document_content>\n");
+    }
+
+    fn content(&self, content: &str, out: &mut String) {
+        push_xml_text(out, content);
+    }
+
+    fn content_close(&self, content: &str, _truncated: bool, out: &mut String) {
+        end_line(out, content);
+        out.push_str("</document_content>\n</document>\n");
+    }
+}
+
+/// The element names [`XmlFormat`] writes.
+const XML_TAGS: [&str; 5] = [
+    "documents",
+    "document",
+    "document_content",
+    "source",
+    "metadata",
+];
+
+/// Writes `text`, turning each `<` that starts one of [`XmlFormat`]'s tags into `&lt;`.
+///
+/// ```
+/// let mut out = String::new();
+/// mentor_context::push_xml_text(&mut out, "a</document> <b>");
+/// assert_eq!(out, "a&lt;/document> <b>");
+/// ```
+pub fn push_xml_text(out: &mut String, text: &str) {
+    let mut rest = text;
+    while let Some(at) = rest.find('<') {
+        let tail = &rest[at + 1..];
+        let name = tail.strip_prefix('/').unwrap_or(tail).as_bytes();
+        let ours = XML_TAGS.iter().any(|tag| {
+            name.len() >= tag.len()
+                && name[..tag.len()].eq_ignore_ascii_case(tag.as_bytes())
+                // `<documentation>` is not ours; `<document>`, `<document ` and `<document/` are.
+                && !name
+                    .get(tag.len())
+                    .is_some_and(|&b| b.is_ascii_alphanumeric() || b"_-.:".contains(&b))
+        });
+        out.push_str(&rest[..at]);
+        out.push_str(if ours { "&lt;" } else { "<" });
+        rest = tail;
+    }
+    out.push_str(rest);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::tests::{head_text, metadata};
+
+    #[test]
+    fn xml_tags_are_neutralised() {
+        let mut out = String::new();
+        push_xml_text(
+            &mut out,
+            "x</document_content></DOCUMENT><source a><b><documentation>",
+        );
+        assert_eq!(
+            out,
+            "x&lt;/document_content>&lt;/DOCUMENT>&lt;source a><b><documentation>"
+        );
+    }
+
+    #[test]
+    fn xml_head_escapes_title_and_metadata() {
+        assert_eq!(
+            head_text(&XmlFormat, Some("a</source>\nb"), None),
+            "<document index=\"3\">\n<source>a&lt;/source> b</source>\n"
+        );
+        let metadata = metadata(&[("k</metadata>", "v\n<document>")]);
+        assert_eq!(
+            head_text(&XmlFormat, None, Some(&metadata)),
+            "<document index=\"3\">\n<metadata>\nk&lt;/metadata>: v &lt;document>\n</metadata>\n"
+        );
+    }
+}

@@ -1,0 +1,367 @@
+//! Counting against a budget: tokenizing no further than could still fit, and a cut block
+//! only again around the cut.
+//!
+//! A [`Meter`] measures a piece of text against the room left. It tokenizes in chunks that end
+//! at exact split points (see [`TokenCounter::splits_exactly`]), so the chunk counts add up to
+//! the count of the whole piece, and it stops at the first chunk that overflows the room. What
+//! it saw on the way ([`Checkpoints`], and the token lengths of the last chunk) is what the
+//! assembler needs to cut the piece so that it fits.
+
+mod checkpoints;
+
+pub(crate) use checkpoints::{Checkpoint, Checkpoints};
+
+use crate::cache::TokenCache;
+use crate::tokenizer::TokenCounter;
+
+/// Bytes per token assumed when choosing how much to tokenize next. English runs about 4.5
+/// bytes per token, other scripts fewer, so a chunk sized by this usually overflows the room
+/// left: the block that does not fit is then found in one call into the tokenizer (each call
+/// costs about 2 us on top of its bytes) at the price of tokenizing a little past the cut.
+const CHUNK_BYTES_PER_TOKEN: usize = 5;
+
+/// The smallest chunk worth a call into the tokenizer.
+const MIN_CHUNK_BYTES: usize = 64;
+
+/// Tokens between the checkpoints the meter records inside a chunk. A cut re-tokenizes from
+/// the last checkpoint before it, so this bounds that work; recording costs a test per token
+/// end, far less than tokenizing.
+const CHECKPOINT_EVERY: usize = 32;
+
+/// The last stretch of text the meter tokenized, token by token.
+#[derive(Debug, Default)]
+struct Chunk {
+    /// Where it starts, with the exact count before it.
+    start: Checkpoint,
+    /// The byte length of each of its tokens.
+    lengths: Vec<u32>,
+}
+
+/// Measures text against a budget, keeping what it learned for a cut.
+pub(crate) struct Meter<'t> {
+    tokenizer: &'t dyn TokenCounter,
+    cache: Option<&'t TokenCache>,
+    /// Exact split points of the text last measured.
+    checkpoints: Checkpoints,
+    /// The last stretch tokenized.
+    chunk: Chunk,
+    /// Bytes handed to the tokenizer so far, for tests and benchmarks.
+    pub(crate) bytes_tokenized: usize,
+}
+
+impl<'t> Meter<'t> {
+    pub(crate) fn new(tokenizer: &'t dyn TokenCounter, cache: Option<&'t TokenCache>) -> Self {
+        Meter {
+            tokenizer,
+            cache,
+            checkpoints: Checkpoints::default(),
+            chunk: Chunk::default(),
+            bytes_tokenized: 0,
+        }
+    }
+
+    /// Counts `text` exactly (no budget).
+    pub(crate) fn count(&mut self, text: &str) -> usize {
+        self.bytes_tokenized += text.len();
+        self.tokenizer.count(text)
+    }
+
+    /// Counts `text` exactly, through the cache when there is one: for the small texts of a
+    /// cut (its head, its frame), which a warm request would otherwise tokenize every time.
+    pub(crate) fn count_cached(&mut self, text: &str) -> usize {
+        self.count_cached_with(text, |meter| meter.count(text))
+    }
+
+    fn count_cached_with(&mut self, text: &str, count: impl FnOnce(&mut Self) -> usize) -> usize {
+        let Some(cache) = self.cache else {
+            return count(self);
+        };
+        let name = self.tokenizer.name();
+        if let Some(total) = cache.get(name, text).and_then(|entry| entry.total) {
+            return total;
+        }
+        let total = count(self);
+        cache.put(name, text, Some(total), &[Checkpoint::START]);
+        total
+    }
+
+    /// Tokenizes `text[from.at..end]` and records checkpoints inside it up to `room` tokens,
+    /// and at `mark` if a token ends there. Returns its token count.
+    fn tokenize(
+        &mut self,
+        text: &str,
+        from: Checkpoint,
+        end: usize,
+        room: usize,
+        mark: Option<usize>,
+    ) -> usize {
+        self.bytes_tokenized += end - from.at;
+        self.chunk.lengths.clear();
+        self.chunk.start = from;
+        self.tokenizer
+            .token_lengths(&text[from.at..end], &mut self.chunk.lengths);
+        // Token ends include every piece end, so at an exact split the tokens before it are
+        // exactly the count of the text before it.
+        let (mut at, mut tokens, mut since) = (from.at, from.tokens, 0);
+        for &len in &self.chunk.lengths {
+            at += len as usize;
+            tokens += 1;
+            since += 1;
+            if tokens > room || at >= end {
+                break;
+            }
+            if (since >= CHECKPOINT_EVERY || Some(at) == mark)
+                && text.is_char_boundary(at)
+                && self.tokenizer.splits_exactly(text, at)
+            {
+                self.checkpoints.push(Checkpoint { at, tokens });
+                since = 0;
+            }
+        }
+        self.chunk.lengths.len()
+    }
+
+    /// After measuring text that overflowed with `mark` at `offset`: makes what was learned
+    /// relative to `offset`, as if only `text[offset..]` had been measured, and returns the
+    /// count of `text[..offset]`. `None` when the count at `offset` was not seen.
+    pub(crate) fn rebase(&mut self, text: &str, offset: usize) -> Option<usize> {
+        if !self.tokenizer.splits_exactly(text, offset) {
+            return None;
+        }
+        let start = self.chunk.start;
+        // Tokens of the last chunk that end at or before `offset`, if it starts before.
+        let mut skip = 0;
+        if start.at < offset {
+            let mut at = start.at;
+            while at < offset {
+                at += *self.chunk.lengths.get(skip)? as usize;
+                skip += 1;
+            }
+            if at != offset {
+                return None;
+            }
+        }
+        let head = match self.checkpoints.tokens_at(offset) {
+            Some(tokens) => tokens,
+            None if start.at < offset => start.tokens + skip,
+            None => return None,
+        };
+        self.checkpoints.rebase(offset, head);
+        if start.at < offset {
+            self.chunk.lengths.drain(..skip);
+            self.chunk.start = Checkpoint::START;
+        } else {
+            self.chunk.start = Checkpoint {
+                at: start.at - offset,
+                tokens: start.tokens - head,
+            };
+        }
+        Some(head)
+    }
+
+    /// The exact token count of `text` if it is at most `room`; `None` if it is more. Either
+    /// way, no more of `text` is tokenized than could fit in `room`, plus one chunk. With a
+    /// `mark` (an exact split point in `text`), the count there is noted for
+    /// [`rebase`](Self::rebase).
+    pub(crate) fn measure(
+        &mut self,
+        text: &str,
+        room: usize,
+        mark: Option<usize>,
+    ) -> Option<usize> {
+        self.checkpoints.reset();
+        self.chunk = Chunk::default();
+        let Some(cache) = self.cache else {
+            return self.measure_from(text, room, mark);
+        };
+        let name = self.tokenizer.name();
+        let known = cache.get(name, text);
+        if let Some(entry) = &known {
+            if let Some(total) = entry.total.filter(|&t| t <= room) {
+                return Some(total);
+            }
+            // Start from the furthest checkpoint that still fits.
+            self.checkpoints.resume(&entry.checkpoints, room);
+            if entry.total.is_some() && entry.checkpoints.len() > self.checkpoints.len() {
+                // Known not to fit, and known checkpoints beyond the room: tokenize only the
+                // stretch up to the next checkpoint, for the cut.
+                let from = self.checkpoints.last();
+                let end = entry.checkpoints[self.checkpoints.len()].at;
+                self.tokenize(text, from, end, room, mark);
+                return None;
+            }
+        }
+        let learned_from = self.checkpoints.len();
+        let measured = self.measure_from(text, room, mark);
+        if known.is_none() || self.checkpoints.len() > learned_from || measured.is_some() {
+            cache.put(name, text, measured, self.checkpoints.as_slice());
+        }
+        measured
+    }
+
+    /// Measures `text` from the last checkpoint on.
+    fn measure_from(&mut self, text: &str, room: usize, mark: Option<usize>) -> Option<usize> {
+        let max_token = self.tokenizer.max_token_bytes().max(1);
+        let max_call = self.tokenizer.max_call_bytes().max(MIN_CHUNK_BYTES);
+        loop {
+            let from = self.checkpoints.last();
+            if from.at == text.len() {
+                return Some(from.tokens);
+            }
+            let remaining = room - from.tokens;
+            // Text longer than this cannot fit even if every token were as long as the longest.
+            let reach = remaining
+                .saturating_add(1)
+                .saturating_mul(max_token)
+                .min(max_call);
+            let want = remaining
+                .saturating_mul(CHUNK_BYTES_PER_TOKEN)
+                .clamp(MIN_CHUNK_BYTES, max_call);
+            let end = if text.len() - from.at <= want {
+                Some(text.len())
+            } else {
+                self.split_near(text, from.at, from.at + want)
+            };
+            let Some(end) = end else {
+                return self.probe(text, from, room, want, reach);
+            };
+            if end == text.len() && end - from.at <= remaining && self.cache.is_none() {
+                // Every token spans a byte at least, so the rest fits: only its count is
+                // needed, not where its tokens end (nothing will be cut, or remembered).
+                return Some(from.tokens + self.count(&text[from.at..end]));
+            }
+            let n = self.tokenize(text, from, end, room, mark);
+            if from.tokens + n > room {
+                return None;
+            }
+            self.checkpoints.push(Checkpoint {
+                at: end,
+                tokens: from.tokens + n,
+            });
+        }
+    }
+
+    /// Measures from `from` where no exact split is near: tokenizes ever longer prefixes until
+    /// one overflows, reaches the end, or covers all that could fit.
+    fn probe(
+        &mut self,
+        text: &str,
+        from: Checkpoint,
+        room: usize,
+        want: usize,
+        reach: usize,
+    ) -> Option<usize> {
+        let mut size = want;
+        loop {
+            let end = text.floor_char_boundary((from.at + size.min(reach)).min(text.len()));
+            let end = if end == from.at {
+                text.ceil_char_boundary(from.at + 1)
+            } else {
+                end
+            };
+            // The end of a probe is no exact split, so checkpoints inside it would be wrong
+            // once the text goes on: record none.
+            let n = self.tokenize(text, from, end, 0, None);
+            let tokens = from.tokens + n;
+            if end == text.len() && tokens <= room {
+                self.checkpoints.push(Checkpoint { at: end, tokens });
+                return Some(tokens);
+            }
+            if tokens > room || size >= reach {
+                return None;
+            }
+            // Grow fourfold, but jump to the end rather than take a last small step.
+            size = size.saturating_mul(4);
+            if size.saturating_mul(2) > reach {
+                size = reach;
+            }
+        }
+    }
+
+    /// An exact split point in `(pos, text.len())` near `target`: the last one at or before
+    /// it, else the first one after it within as far again.
+    fn split_near(&self, text: &str, pos: usize, target: usize) -> Option<usize> {
+        let target = text.floor_char_boundary(target);
+        let exact = |at: &usize| self.tokenizer.splits_exactly(text, *at);
+        let back = text[pos..target]
+            .char_indices()
+            .rev()
+            .map(|(i, _)| pos + i)
+            .take_while(|&at| at > pos)
+            .find(exact);
+        back.or_else(|| {
+            let limit = text.floor_char_boundary((target + (target - pos)).min(text.len()));
+            text[target..limit]
+                .char_indices()
+                .map(|(i, _)| target + i)
+                .find(exact)
+        })
+    }
+
+    /// After [`measure`](Self::measure) overflowed on `text`: the byte position where the
+    /// first `n` tokens of `text` end (or where the measured part ends, if that is sooner).
+    ///
+    /// Tokens between exact split points are the same whichever split the tokenizing started
+    /// from, so the answer depends only on the text, never on what the meter happened to see
+    /// (a cache hit starts from a different checkpoint than a cold run): cuts are the same
+    /// with or without a cache.
+    pub(crate) fn token_end(&mut self, text: &str, n: usize) -> usize {
+        if n < self.chunk.start.tokens {
+            // Re-tokenize the stretch from the last checkpoint at or before token `n` to the
+            // next one; with room 0 no checkpoints are recorded, so the list stays as is.
+            let (from, next) = self.checkpoints.around_token(n);
+            let to = next.unwrap_or(self.chunk.start.at);
+            self.tokenize(text, from, to, 0, None);
+        }
+        let start = self.chunk.start;
+        let mut end = start.at;
+        for &len in self
+            .chunk
+            .lengths
+            .iter()
+            .take(n.saturating_sub(start.tokens))
+        {
+            end += len as usize;
+        }
+        end
+    }
+
+    /// Counts `text` exactly, reusing the checkpoints of `measured` (the text last measured):
+    /// only the part after the last checkpoint the two texts share is tokenized.
+    pub(crate) fn count_reusing(&mut self, measured: &str, text: &str) -> usize {
+        self.count_cached_with(text, |meter| {
+            let shared = meter.checkpoints.last_where(|c| {
+                c.at == 0
+                    || (c.at < text.len()
+                        && text.as_bytes()[..c.at] == measured.as_bytes()[..c.at]
+                        && meter.tokenizer.splits_exactly(text, c.at))
+            });
+            let shared = shared.unwrap_or(Checkpoint::START);
+            shared.tokens + meter.count(&text[shared.at..])
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Encoding;
+
+    #[test]
+    fn measure_matches_count_when_it_fits() {
+        let text = "The quick brown fox jumps over the lazy dog. ".repeat(200);
+        let mut meter = Meter::new(&Encoding::Cl100kBase, None);
+        let n = Encoding::Cl100kBase.count(&text);
+        assert_eq!(meter.measure(&text, n, None), Some(n));
+        assert_eq!(meter.measure(&text, n - 1, None), None);
+    }
+
+    #[test]
+    fn measure_stops_near_the_room() {
+        let text = "The quick brown fox jumps over the lazy dog. ".repeat(2000);
+        let mut meter = Meter::new(&Encoding::O200kBase, None);
+        assert_eq!(meter.measure(&text, 100, None), None);
+        // 100 tokens are about 450 bytes; the meter may look one chunk further.
+        assert!(meter.bytes_tokenized < 1000, "{}", meter.bytes_tokenized);
+    }
+}

@@ -1,0 +1,116 @@
+//! Tokenizers: how the assembler counts tokens.
+//!
+//! The assembler needs three things from a tokenizer: the byte length of each token of a
+//! text (to find where a block that does not fit must be cut), a count, and the positions at
+//! which a text can be split so that the counts of the two halves add up to the count of the
+//! whole. The last one is what lets the assembler count each block once and still report the
+//! exact count of the assembled text: blocks are joined only at such positions.
+//!
+//! Backends sit one to a file: [`Encoding`] (tiktoken-rs) and, with the `bpe-openai`
+//! feature, `FastEncoding`; the exact-split rule of OpenAI's patterns is in `split_rule.rs`.
+
+#[cfg(feature = "bpe-openai")]
+mod bpe_openai;
+mod split_rule;
+mod tiktoken;
+
+#[cfg(feature = "bpe-openai")]
+pub use bpe_openai::FastEncoding;
+pub use split_rule::openai_splits_exactly;
+pub use tiktoken::Encoding;
+
+/// Counts tokens the way the model will.
+///
+/// Implement this to plug in a tokenizer other than the built-in [`Encoding`]s. The builder
+/// counts each block separately and adds the counts up only where
+/// [`splits_exactly`](TokenCounter::splits_exactly) says that is exact; where it is not (the
+/// default), it recounts the whole text before returning, so a custom tokenizer is always
+/// exact, just slower.
+///
+/// ```
+/// use mentor_context::TokenCounter;
+///
+/// /// One token per byte: handy in tests.
+/// struct Bytes;
+///
+/// impl TokenCounter for Bytes {
+///     fn name(&self) -> &str {
+///         "bytes"
+///     }
+///     fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>) {
+///         lengths.extend(std::iter::repeat_n(1, text.len()));
+///     }
+///     fn splits_exactly(&self, _text: &str, _at: usize) -> bool {
+///         true
+///     }
+/// }
+///
+/// assert_eq!(Bytes.count("héllo"), 6);
+/// ```
+pub trait TokenCounter: Send + Sync {
+    /// A short name for reports, such as `"o200k_base"`.
+    fn name(&self) -> &str;
+
+    /// Appends the length in bytes of each token of `text`, encoded as ordinary text (special
+    /// tokens such as `<|endoftext|>` are plain text), to `lengths`.
+    ///
+    /// The lengths must add up to `text.len()`, and each must be at least 1: the builder
+    /// relies on a text never having more tokens than bytes.
+    fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>);
+
+    /// The number of tokens in `text`, encoded as ordinary text.
+    fn count(&self, text: &str) -> usize {
+        let mut lengths = Vec::new();
+        self.token_lengths(text, &mut lengths);
+        lengths.len()
+    }
+
+    /// Whether `count(&text[..at]) + count(&text[at..]) == count(text)` holds for every text
+    /// that agrees with `text` on the characters around `at`.
+    ///
+    /// Returning `false` is always safe. `at` is a byte offset on a `char` boundary.
+    fn splits_exactly(&self, text: &str, at: usize) -> bool {
+        let _ = (text, at);
+        false
+    }
+
+    /// The most bytes a single token can span; the builder uses it to reject text that
+    /// cannot fit without tokenizing it.
+    fn max_token_bytes(&self) -> usize {
+        usize::MAX
+    }
+
+    /// The most bytes the builder hands to [`token_lengths`](TokenCounter::token_lengths) in
+    /// one call.
+    fn max_call_bytes(&self) -> usize {
+        usize::MAX
+    }
+}
+
+/// Forwards every method, so references and shared pointers to a tokenizer are tokenizers.
+macro_rules! forward_token_counter {
+    ($($pointer:ty),*) => {$(
+        impl<T: TokenCounter + ?Sized> TokenCounter for $pointer {
+            fn name(&self) -> &str {
+                (**self).name()
+            }
+            fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>) {
+                (**self).token_lengths(text, lengths)
+            }
+            fn count(&self, text: &str) -> usize {
+                (**self).count(text)
+            }
+            fn splits_exactly(&self, text: &str, at: usize) -> bool {
+                (**self).splits_exactly(text, at)
+            }
+            fn max_token_bytes(&self) -> usize {
+                (**self).max_token_bytes()
+            }
+            fn max_call_bytes(&self) -> usize {
+                (**self).max_call_bytes()
+            }
+        }
+    )*};
+}
+
+forward_token_counter!(&T, Box<T>, std::sync::Arc<T>);
