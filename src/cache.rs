@@ -4,6 +4,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
+use crate::fingerprint::fingerprint;
 use crate::meter::Checkpoint;
 
 /// Remembers what measuring a text taught: its token count and exact checkpoints inside it.
@@ -153,24 +154,10 @@ impl TokenCache {
     }
 }
 
-/// A fast hash of the text: eight bytes a step. Hits are confirmed by comparing texts, so it
-/// needs to spread keys, not resist attack; SipHash would cost a fifth of a tokenizer pass on
-/// a warm request.
+/// The cache's key for `text` under `tokenizer`. Hits are confirmed by comparing texts, so
+/// the key needs to spread, not resist attack.
 fn key(tokenizer: &str, text: &str) -> u64 {
-    const K: u64 = 0x517c_c1b7_2722_0a95;
-    let mut h: u64 = 0;
-    let mut mix = |word: u64| h = (h.rotate_left(5) ^ word).wrapping_mul(K);
-    for part in [tokenizer.as_bytes(), text.as_bytes()] {
-        let mut chunks = part.chunks_exact(8);
-        for chunk in &mut chunks {
-            mix(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
-        }
-        let mut last = [0u8; 8];
-        last[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-        mix(u64::from_le_bytes(last));
-        mix(part.len() as u64);
-    }
-    h
+    fingerprint(0, &[tokenizer.as_bytes(), text.as_bytes()])
 }
 
 #[cfg(test)]

@@ -78,6 +78,7 @@ mod builder;
 mod cache;
 mod context;
 mod error;
+mod fingerprint;
 mod format;
 mod meter;
 mod options;

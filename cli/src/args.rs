@@ -136,7 +136,9 @@ pub(crate) struct BuildArgs {
     overflow: Overflow,
 
     /// Leave out results scored below this.
-    #[arg(long, value_name = "F", allow_negative_numbers = true)]
+    // Hyphen values, not just negative numbers: clap does not take `-inf` or `-1e-3` for
+    // numbers, and would read them as unknown options.
+    #[arg(long, value_name = "F", allow_hyphen_values = true)]
     min_score: Option<f32>,
 
     /// Put at most this many blocks in the context.
@@ -190,11 +192,20 @@ fn parse_count(value: &str) -> Result<usize, String> {
     })
 }
 
-/// Parses `bench --iterations`: a count, but zero runs would have no median to report.
+/// The most timed runs `bench` takes: each keeps its time (8 bytes), and a million runs of
+/// even the smallest request already take seconds.
+pub(crate) const MAX_BENCH_ITERATIONS: usize = 1_000_000;
+
+/// Parses `bench --iterations`: a count, but zero runs would have no median to report, and
+/// the times of all runs are kept.
 fn parse_iterations(value: &str) -> Result<usize, String> {
-    match parse_count(value)? {
-        0 => Err("expected at least 1".to_string()),
-        n => Ok(n),
+    match parse_count(value) {
+        Ok(0) => Err("expected at least 1".to_string()),
+        Ok(n) if n <= MAX_BENCH_ITERATIONS => Ok(n),
+        Ok(_) | Err(_) if !value.starts_with('-') && value.bytes().all(|b| b.is_ascii_digit()) => {
+            Err(format!("too many; at most {MAX_BENCH_ITERATIONS}"))
+        }
+        other => other,
     }
 }
 
@@ -293,5 +304,14 @@ mod tests {
         );
         assert!(parse_count("").unwrap_err().contains("whole number"));
         assert!(parse_iterations("0").unwrap_err().contains("at least 1"));
+        assert_eq!(parse_iterations("1000000"), Ok(MAX_BENCH_ITERATIONS));
+        for too_many in ["1000001", "100000000000", "18446744073709551615", "99999999999999999999999"] {
+            assert_eq!(
+                parse_iterations(too_many).unwrap_err(),
+                "too many; at most 1000000",
+                "{too_many}"
+            );
+        }
+        assert!(parse_iterations("-1").unwrap_err().contains("negative"));
     }
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use mentor_context::{MentorRagResult, parse_results};
 
-use crate::output::Failure;
+use crate::output::{Failure, escape_name};
 
 /// Where the results come from, and the name that messages give it.
 pub(crate) enum Input {
@@ -30,7 +30,7 @@ impl Input {
     fn name(&self) -> String {
         match self {
             Input::Stdin => "<stdin>".to_string(),
-            Input::File(path) => path.display().to_string(),
+            Input::File(path) => escape_name(&path.display().to_string()),
         }
     }
 

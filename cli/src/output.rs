@@ -57,8 +57,33 @@ pub(crate) fn error_line(message: &str) {
 /// message stays one line whatever a file name or parser message contains.
 fn one_line(text: &str) -> String {
     text.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
+        .map(|c| if breaks_line(c) { ' ' } else { c })
         .collect()
+}
+
+/// Characters that end or reorder a line for some reader: control characters, the Unicode
+/// line and paragraph separators (which readers that honour Unicode line breaks break at),
+/// and bidirectional controls.
+pub(crate) fn breaks_line(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// `name` (a file name, say) with each character that [`breaks_line`] escaped as `\u{..}`,
+/// so a message naming it stays one line and still says which file it was.
+pub(crate) fn escape_name(name: &str) -> String {
+    let mut escaped = String::with_capacity(name.len());
+    for c in name.chars() {
+        if breaks_line(c) {
+            escaped.extend(c.escape_unicode());
+        } else {
+            escaped.push(c);
+        }
+    }
+    escaped
 }
 
 /// The one-line message of a clap error: its lines up to the usage, which say what is wrong
@@ -112,5 +137,8 @@ mod tests {
     #[test]
     fn control_characters_become_spaces() {
         assert_eq!(one_line("a\nb\r\tc"), "a b  c");
+        assert_eq!(one_line("a\u{2028}b\u{2029}c"), "a b c");
+        assert_eq!(escape_name("in\u{2028}put\n.json"), "in\\u{2028}put\\u{a}.json");
+        assert_eq!(escape_name("plain.json"), "plain.json");
     }
 }

@@ -31,10 +31,12 @@ impl Assembly<'_, '_> {
         let content = &result.content;
         let frame = self.frame;
         let min = frame.min_truncated_tokens.max(1);
+        // Checked, not saturating: a sum past usize::MAX is more than any room, and a
+        // saturated one would equal a room of usize::MAX.
         let needed = head_tokens
-            .saturating_add(frame.cut_open_tokens)
-            .saturating_add(frame.cut_close_tokens)
-            .saturating_add(min);
+            .checked_add(frame.cut_open_tokens)?
+            .checked_add(frame.cut_close_tokens)?
+            .checked_add(min)?;
         if room < needed {
             return None;
         }
@@ -47,7 +49,7 @@ impl Assembly<'_, '_> {
         let head_tokens = if head == self.text[start..body_start] {
             head_tokens
         } else {
-            self.meter.count_cached(&head)
+            self.meter.measure_apart(&head, room)?
         };
         self.text.truncate(start);
         self.text.push_str(&head);
@@ -75,8 +77,8 @@ impl Assembly<'_, '_> {
             format.content(kept, &mut self.text);
             format.content_close(kept, true, &mut self.text);
             let body = &self.text[body_start..];
-            let body_tokens = self.meter.count_reusing(&self.scratch, body);
-            let tokens = head_tokens + body_tokens;
+            let body_tokens = self.meter.count_reusing(&self.scratch, body)?;
+            let tokens = head_tokens.saturating_add(body_tokens);
             if tokens <= room {
                 self.record_block(start, body_start);
                 return Some(Placed {

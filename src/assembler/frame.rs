@@ -2,6 +2,7 @@
 
 use crate::builder::ContextBuilder;
 use crate::error::Error;
+use crate::meter::Meter;
 
 /// The fixed parts of every context: validated and counted when the assembler is built.
 #[derive(Debug, Clone)]
@@ -44,30 +45,33 @@ impl Frame {
             "" => String::new(),
             h => format!("{h}\n"),
         };
-        let tokenizer = &*config.tokenizer;
-        let header_tokens = tokenizer.count(&header);
-        if header_tokens > budget {
-            return Err(Error::HeaderOverBudget {
-                header_tokens,
-                budget,
-            });
-        }
+        // Counted like everything else: in bounded calls, and no further than the budget.
+        let mut meter = Meter::new(&*config.tokenizer, None);
+        let header_tokens = meter
+            .measure(&header, budget, None)
+            .ok_or(Error::HeaderOverBudget { budget })?;
         let format = &*config.format;
+        let mut count = |write: &dyn Fn(&mut String)| {
+            let mut text = String::new();
+            write(&mut text);
+            // The format's own strings: a stretch too long to count safely cannot fit.
+            meter.count(&text).unwrap_or(usize::MAX)
+        };
+        let open_close_tokens = count(&|out| format.open(out))
+            .saturating_add(count(&|out| format.close(out)));
+        let cut_open_tokens = count(&|out| format.content_open("", out));
+        let cut_close_tokens = count(&|out| format.content_close("", true, out));
         let (mut open, mut close) = (String::new(), String::new());
         format.open(&mut open);
         format.close(&mut close);
-        let open_close_tokens = tokenizer.count(&open) + tokenizer.count(&close);
-        let (mut cut_open, mut cut_close) = (String::new(), String::new());
-        format.content_open("", &mut cut_open);
-        format.content_close("", true, &mut cut_close);
         Ok(Frame {
             header,
             header_tokens,
             open,
             close,
             open_close_tokens,
-            cut_open_tokens: tokenizer.count(&cut_open),
-            cut_close_tokens: tokenizer.count(&cut_close),
+            cut_open_tokens,
+            cut_close_tokens,
             min_truncated_tokens,
         })
     }

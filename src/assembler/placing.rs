@@ -77,7 +77,7 @@ impl<'a, 'r> Assembly<'a, 'r> {
         let room = self
             .config
             .budget
-            .checked_sub(frame.header_tokens + frame.open_close_tokens);
+            .checked_sub(frame.header_tokens.saturating_add(frame.open_close_tokens));
         let blocks_tokens = self.place_all(results, room.unwrap_or(0), room.is_some());
         let mut token_count = frame.header_tokens;
         if self.citations.is_empty() {
@@ -220,20 +220,20 @@ impl<'a, 'r> Assembly<'a, 'r> {
             self.text.truncate(start);
             return None;
         }
-        let head_tokens =
-            if let Some(head_tokens) = self.meter.rebase(&self.text[start..], body_start - start) {
-                head_tokens
-            } else {
+        let head_tokens = match self.meter.rebase(&self.text[start..], body_start - start) {
+            Some(head_tokens) => head_tokens,
+            None => {
                 // The head's end was not seen (the head alone overflows, or the tokenizer
-                // reports no exact splits): measure the body alone.
-                let head_tokens = self.meter.count_cached(&self.text[start..body_start]);
-                if head_tokens >= room {
+                // reports no exact splits): measure the head alone, no further than the room
+                // (a head can hold megabytes of title or metadata), then the body.
+                let head = &self.text[start..body_start];
+                let Some(head_tokens) = self.meter.measure(head, room, None).filter(|&t| t < room)
+                else {
                     self.text.truncate(start);
                     return None;
-                }
-                if let Some(tokens) =
-                    self.meter
-                        .measure(&self.text[body_start..], room - head_tokens, None)
+                };
+                let body = &self.text[body_start..];
+                if let Some(tokens) = self.meter.measure(body, room - head_tokens, None)
                     && prefix_len == content.len()
                 {
                     self.record_block(start, body_start);
@@ -243,7 +243,8 @@ impl<'a, 'r> Assembly<'a, 'r> {
                     });
                 }
                 head_tokens
-            };
+            }
+        };
         let measured = Measured {
             start,
             body_start,

@@ -23,12 +23,14 @@ impl Assembly<'_, '_> {
     /// Counts the whole text, and drops blocks from the end until it fits. Returns the count.
     pub(super) fn recount(&mut self) -> usize {
         loop {
+            // A stretch the tokenizer cannot be handed safely does not fit either.
             let count = self.meter.count(&self.text);
-            if count <= self.config.budget {
+            if let Some(count) = count.filter(|&count| count <= self.config.budget) {
                 return count;
             }
             let Some(citation) = self.citations.pop() else {
-                return count;
+                // Only the header is left, and `build` checked that it fits.
+                return self.frame.header_tokens;
             };
             self.omitted.insert(
                 0,

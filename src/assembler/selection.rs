@@ -1,9 +1,11 @@
 //! Which results are candidates for a block, in which order, and why the others are left out.
 
 use std::cmp::Ordering;
+use std::collections::HashMap;
 
 use crate::builder::ContextBuilder;
 use crate::context::OmitReason;
+use crate::fingerprint::{fingerprint, process_seed};
 use crate::options::Duplicates;
 use crate::record::MentorRagResult;
 
@@ -43,49 +45,57 @@ fn descending_key(score: f32) -> u32 {
 /// everywhere: the minimum score, duplicates, the block limit.
 pub(super) struct Filters<'c, 'r> {
     config: &'c ContextBuilder,
-    /// Results already tried as blocks, to find duplicates among.
-    tried: Vec<&'r MentorRagResult>,
+    /// Results already tried as blocks, by the fingerprint of their source URL and content,
+    /// to find duplicates among in expected constant time each.
+    tried: HashMap<u64, Vec<&'r MentorRagResult>>,
+    seed: u64,
 }
 
 impl<'c, 'r> Filters<'c, 'r> {
     pub(super) fn new(config: &'c ContextBuilder) -> Self {
         Filters {
             config,
-            tried: Vec::new(),
+            tried: HashMap::new(),
+            seed: process_seed(),
         }
     }
 
     /// Why `result` is left out before it is tried, with `blocks` blocks already in; `None`
     /// if it is to be tried, and is then remembered as tried.
-    pub(super) fn admit(
-        &mut self,
-        result: &'r MentorRagResult,
-        blocks: usize,
-    ) -> Option<OmitReason> {
-        if let Some(reason) = self.reason(result, blocks, true) {
-            return Some(reason);
+    pub(super) fn admit(&mut self, result: &'r MentorRagResult, blocks: usize) -> Option<OmitReason> {
+        let mut key = None;
+        let reason = self.reason(result, blocks, || {
+            let fingerprint = self.key(result);
+            key = Some(fingerprint);
+            self.seen(fingerprint, result)
+        });
+        if reason.is_none()
+            && let Some(key) = key
+        {
+            self.tried.entry(key).or_default().push(result);
         }
-        self.tried.push(result);
-        None
+        reason
     }
 
     /// Why `result` is left out once the budget is full: the first filter that applies, else
-    /// [`OmitReason::DidNotFit`]. Duplicates are not looked for here: comparing the rest would
+    /// [`OmitReason::DidNotFit`]. Duplicates are not looked for here: hashing the rest would
     /// cost time in proportion to the input, not the output.
     pub(super) fn reason_after_full(&self, result: &MentorRagResult, blocks: usize) -> OmitReason {
-        self.reason(result, blocks, false)
+        self.reason(result, blocks, || false)
             .unwrap_or(OmitReason::DidNotFit)
     }
 
+    /// The first filter that leaves `result` out, in their one order; `is_duplicate` is asked
+    /// only when duplicates are dropped and the score passes.
     fn reason(
         &self,
         result: &MentorRagResult,
         blocks: usize,
-        find_duplicates: bool,
+        is_duplicate: impl FnOnce() -> bool,
     ) -> Option<OmitReason> {
         if self.below_min_score(result.score) {
             Some(OmitReason::BelowMinScore)
-        } else if find_duplicates && self.is_duplicate(result) {
+        } else if self.config.duplicates == Duplicates::Drop && is_duplicate() {
             Some(OmitReason::Duplicate)
         } else if self.config.max_blocks.is_some_and(|max| blocks >= max) {
             Some(OmitReason::OverBlockLimit)
@@ -104,13 +114,21 @@ impl<'c, 'r> Filters<'c, 'r> {
         })
     }
 
-    fn is_duplicate(&self, result: &MentorRagResult) -> bool {
-        self.config.duplicates == Duplicates::Drop
-            && self.tried.iter().any(|seen| {
-                seen.content.len() == result.content.len()
-                    && seen.source_url == result.source_url
-                    && seen.content == result.content
-            })
+    /// Whether a result with the same source URL and content as `result`, whose fingerprint
+    /// is `key`, was already tried.
+    fn seen(&self, key: u64, result: &MentorRagResult) -> bool {
+        self.tried.get(&key).is_some_and(|tried| {
+            tried
+                .iter()
+                .any(|seen| seen.source_url == result.source_url && seen.content == result.content)
+        })
+    }
+
+    /// The fingerprint duplicates share: source URL (or its absence) and content.
+    fn key(&self, result: &MentorRagResult) -> u64 {
+        let url = result.source_url.as_deref().map_or(&[][..], str::as_bytes);
+        let has_url: &[u8] = if result.source_url.is_some() { b"u" } else { b"" };
+        fingerprint(self.seed, &[has_url, url, result.content.as_bytes()])
     }
 }
 

@@ -3,6 +3,8 @@
 //! These fields come from retrieved documents and are untrusted: a line break inside a title
 //! could start a forged block of its own. Everything here writes them so they cannot.
 
+use super::lookalike::{is_invisible, opens_markup};
+
 /// Writes `text` on one line: each run of line breaks, control characters and bidirectional
 /// controls becomes one space, and leading and trailing whitespace is dropped. Titles, URLs
 /// and metadata go through this, so none of them can start a line of their own.
@@ -32,13 +34,18 @@ pub(super) fn push_line_with(out: &mut String, text: &str, push: impl Fn(&mut St
 }
 
 /// Writes one `key: value` line (`key:` alone when the value is blank), each part on one
-/// line through `push`.
+/// line through `push`. The key starts a line, so one whose first visible character could
+/// read as a block marker or a fence (`[`, a look-alike bracket, `` ` ``, `~`) gets a `\`
+/// before it, as in markdown.
 pub(super) fn push_metadata_line(
     out: &mut String,
     key: &str,
     value: &str,
     push: impl Fn(&mut String, &str),
 ) {
+    if collapse(key).chars().next().is_some_and(opens_markup) {
+        out.push('\\');
+    }
     push(out, key);
     out.push(':');
     if !collapse(value).is_empty() {
@@ -48,17 +55,32 @@ pub(super) fn push_metadata_line(
     out.push('\n');
 }
 
-/// The text with leading and trailing whitespace and line-breaking characters removed.
+/// The text without what a reader cannot see at its ends: whitespace, line-breaking
+/// characters and invisible (default-ignorable) ones. What is left starts and ends with what
+/// a reader sees first and last.
 pub(super) fn collapse(text: &str) -> &str {
-    text.trim_matches(|c: char| c.is_whitespace() || breaks_line(c))
+    text.trim_matches(|c: char| c.is_whitespace() || breaks_line(c) || is_invisible(c))
 }
 
-/// Characters that could start a new line, or reorder one, in what a reader sees.
+/// `text`, unless a reader would see nothing of it.
+pub(super) fn visible(text: Option<&str>) -> Option<&str> {
+    text.filter(|text| !collapse(text).is_empty())
+}
+
+/// Characters that could start a new line, or reorder one, in what a reader sees: control
+/// characters, line and paragraph separators, and every bidirectional control
+/// (`Bidi_Control`: U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069).
 fn breaks_line(c: char) -> bool {
     c.is_control()
         || matches!(
             c,
-            '\u{2028}' | '\u{2029}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
+            '\u{2028}'
+                | '\u{2029}'
+                | '\u{061C}'
+                | '\u{200E}'
+                | '\u{200F}'
+                | '\u{202A}'..='\u{202E}'
+                | '\u{2066}'..='\u{2069}'
         )
 }
 

@@ -10,6 +10,7 @@
 
 mod builtin;
 mod line;
+mod lookalike;
 mod plain;
 mod xml;
 

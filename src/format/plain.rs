@@ -1,6 +1,6 @@
 //! The default layout: a marker line, metadata lines, and the content in a markdown fence.
 
-use super::line::{collapse, push_decimal, push_line, push_metadata_line};
+use super::line::{push_decimal, push_line, push_metadata_line, visible};
 use super::{BlockHead, Format};
 
 /// The default format: a marker line, metadata lines, and the content in a markdown fence.
@@ -32,17 +32,12 @@ impl Format for PlainFormat {
         out.push('[');
         push_decimal(out, head.index);
         out.push(']');
-        if let Some(title) = head.title {
+        if let Some(title) = visible(head.title) {
             out.push(' ');
             push_line(out, title);
         }
         out.push('\n');
         for (key, value) in head.metadata() {
-            // A key is the start of a line: one that begins like a marker (`[7] ...`) or a
-            // fence would read as one, so its first character is escaped, as in markdown.
-            if collapse(key).starts_with(['[', '`', '~']) {
-                out.push('\\');
-            }
             push_metadata_line(out, key, value, push_line);
         }
     }

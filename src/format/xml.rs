@@ -1,6 +1,6 @@
 //! The layout of Anthropic's long-context prompting guidance.
 
-use super::line::{end_line, push_decimal, push_line_with, push_metadata_line};
+use super::line::{end_line, push_decimal, push_line_with, push_metadata_line, visible};
 use super::{BlockHead, Format};
 
 /// The layout of Anthropic's long-context prompting guidance.
@@ -22,8 +22,9 @@ use super::{BlockHead, Format};
 /// A cut block is marked `<document index="n" truncated="true">`. Inside titles, metadata and
 /// content, a `<` that starts one of this format's tags (`documents`, `document`,
 /// `document_content`, `source`, `metadata`, opening or closing, in any letter case, followed
-/// by anything that cannot continue a tag name) is written as `&lt;`, so no text can close or
-/// open a tag of the layout. Nothing else is escaped.
+/// by whitespace, `/`, `>` or the end), a comment or CDATA section (`<!`) or a processing
+/// instruction (`<?`) is written as `&lt;` (see [`push_xml_text`]), so no text can close or
+/// open a tag of the layout, or hide one from an XML parser. Nothing else is escaped.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct XmlFormat;
 
@@ -48,7 +49,7 @@ impl Format for XmlFormat {
             out.push_str(" truncated=\"true\"");
         }
         out.push_str(">\n");
-        if let Some(title) = head.title {
+        if let Some(title) = visible(head.title) {
             out.push_str("<source>");
             push_line_with(out, title, push_xml_text);
             out.push_str("</source>\n");
@@ -88,31 +89,45 @@ const XML_TAGS: [&str; 5] = [
     "metadata",
 ];
 
-/// Writes `text`, turning each `<` that starts one of [`XmlFormat`]'s tags into `&lt;`.
+/// Writes `text`, turning into `&lt;` each `<` that starts one of [`XmlFormat`]'s tags, a
+/// comment, a CDATA section, a declaration (`<!`) or a processing instruction (`<?`): the
+/// constructs with which text in one document could hide or forge another document's
+/// boundaries from an XML parser. Everything else is written verbatim.
+///
+/// A tag is the layout's own when its name is one of the layout's element names, in any
+/// letter case (a model reads `</DOCUMENT>` as a closing too), followed by whitespace, `/`,
+/// `>` or the end of the text: `</document_contenté>` and `<documentation>` are other names.
 ///
 /// ```
 /// let mut out = String::new();
-/// mentor_context::push_xml_text(&mut out, "a</document> <b>");
-/// assert_eq!(out, "a&lt;/document> <b>");
+/// mentor_context::push_xml_text(&mut out, "a</document> <b> <!-- c --> <documents-x>");
+/// assert_eq!(out, "a&lt;/document> <b> &lt;!-- c --> <documents-x>");
 /// ```
 pub fn push_xml_text(out: &mut String, text: &str) {
     let mut rest = text;
     while let Some(at) = rest.find('<') {
         let tail = &rest[at + 1..];
-        let name = tail.strip_prefix('/').unwrap_or(tail).as_bytes();
-        let ours = XML_TAGS.iter().any(|tag| {
-            name.len() >= tag.len()
-                && name[..tag.len()].eq_ignore_ascii_case(tag.as_bytes())
-                // `<documentation>` is not ours; `<document>`, `<document ` and `<document/` are.
-                && !name
-                    .get(tag.len())
-                    .is_some_and(|&b| b.is_ascii_alphanumeric() || b"_-.:".contains(&b))
-        });
         out.push_str(&rest[..at]);
-        out.push_str(if ours { "&lt;" } else { "<" });
+        out.push_str(if opens_structure(tail) { "&lt;" } else { "<" });
         rest = tail;
     }
     out.push_str(rest);
+}
+
+/// Whether a `<` followed by `tail` opens one of the layout's tags, or a construct in which
+/// an XML parser would read past the layout's tags.
+fn opens_structure(tail: &str) -> bool {
+    if tail.starts_with(['!', '?']) {
+        return true;
+    }
+    let name = tail.strip_prefix('/').unwrap_or(tail).as_bytes();
+    XML_TAGS.iter().any(|tag| {
+        name.len() >= tag.len()
+            && name[..tag.len()].eq_ignore_ascii_case(tag.as_bytes())
+            && name
+                .get(tag.len())
+                .is_none_or(|&b| b.is_ascii_whitespace() || b == b'/' || b == b'>')
+    })
 }
 
 #[cfg(test)]
@@ -125,12 +140,40 @@ mod tests {
         let mut out = String::new();
         push_xml_text(
             &mut out,
-            "x</document_content></DOCUMENT><source a><b><documentation>",
+            "x</document_content></DOCUMENT><source a><b><documentation><metadata/><document\t",
         );
         assert_eq!(
             out,
-            "x&lt;/document_content>&lt;/DOCUMENT>&lt;source a><b><documentation>"
+            "x&lt;/document_content>&lt;/DOCUMENT>&lt;source a><b><documentation>&lt;metadata/>&lt;document\t"
         );
+    }
+
+    #[test]
+    fn only_the_layouts_own_names_are_escaped() {
+        for verbatim in [
+            "</document_contenté>",
+            "</document_content\u{200d}>",
+            "<documents-list>",
+            "<sources>",
+            "a < b",
+            "<",
+            "<3",
+        ] {
+            let mut out = String::new();
+            push_xml_text(&mut out, verbatim);
+            assert_eq!(out, verbatim);
+        }
+        for (text, escaped) in [
+            ("<![CDATA[", "&lt;![CDATA["),
+            ("<!-- x -->", "&lt;!-- x -->"),
+            ("<?pi x?>", "&lt;?pi x?>"),
+            ("<document", "&lt;document"),
+            ("</source\n>", "&lt;/source\n>"),
+        ] {
+            let mut out = String::new();
+            push_xml_text(&mut out, text);
+            assert_eq!(out, escaped, "{text:?}");
+        }
     }
 
     #[test]

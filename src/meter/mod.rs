@@ -23,6 +23,13 @@ const CHUNK_BYTES_PER_TOKEN: usize = 5;
 /// The smallest chunk worth a call into the tokenizer.
 const MIN_CHUNK_BYTES: usize = 64;
 
+/// The most bytes the assembler hands a tokenizer in one call, whatever the tokenizer's own
+/// [`max_call_bytes`](TokenCounter::max_call_bytes) says: tiktoken-rs panics on about a
+/// million whitespace characters, and a custom counter wrapping it would too. Text is split
+/// for the tokenizer only at exact split points, so this bounds only a stretch without any;
+/// such a stretch longer than this does not fit, whatever the budget.
+pub(crate) const MAX_CALL_BYTES: usize = 64 * 1024;
+
 /// Tokens between the checkpoints the meter records inside a chunk. A cut re-tokenizes from
 /// the last checkpoint before it, so this bounds that work; recording costs a test per token
 /// end, far less than tokenizing.
@@ -60,29 +67,43 @@ impl<'t> Meter<'t> {
         }
     }
 
-    /// Counts `text` exactly (no budget).
-    pub(crate) fn count(&mut self, text: &str) -> usize {
+    /// The most bytes to hand the tokenizer in one call.
+    fn call_cap(&self) -> usize {
+        self.tokenizer
+            .max_call_bytes()
+            .clamp(MIN_CHUNK_BYTES, MAX_CALL_BYTES)
+    }
+
+    /// One call into the tokenizer; `text` is at most [`call_cap`](Self::call_cap) bytes, or
+    /// a little more where a cut's frame follows a capped stretch.
+    fn count_call(&mut self, text: &str) -> usize {
         self.bytes_tokenized += text.len();
         self.tokenizer.count(text)
     }
 
-    /// Counts `text` exactly, through the cache when there is one: for the small texts of a
-    /// cut (its head, its frame), which a warm request would otherwise tokenize every time.
-    pub(crate) fn count_cached(&mut self, text: &str) -> usize {
-        self.count_cached_with(text, |meter| meter.count(text))
+    /// Counts `text` exactly (no budget), in calls of at most the call cap that meet at exact
+    /// split points. `None` when a stretch longer than the cap has no exact split point: it
+    /// cannot be counted safely, so it does not fit.
+    pub(crate) fn count(&mut self, text: &str) -> Option<usize> {
+        let cap = self.call_cap();
+        let (mut pos, mut tokens) = (0, 0);
+        while text.len() - pos > cap {
+            let end = self.split_before(text, pos, pos + cap)?;
+            tokens += self.count_call(&text[pos..end]);
+            pos = end;
+        }
+        Some(tokens + self.count_call(&text[pos..]))
     }
 
-    fn count_cached_with(&mut self, text: &str, count: impl FnOnce(&mut Self) -> usize) -> usize {
-        let Some(cache) = self.cache else {
-            return count(self);
-        };
-        let name = self.tokenizer.name();
-        if let Some(total) = cache.get(name, text).and_then(|entry| entry.total) {
-            return total;
-        }
-        let total = count(self);
-        cache.put(name, text, Some(total), &[Checkpoint::START]);
-        total
+    /// [`measure`](Self::measure) without forgetting what was learned of the text measured
+    /// before: for a cut block's head, counted while the meter still holds its body.
+    pub(crate) fn measure_apart(&mut self, text: &str, room: usize) -> Option<usize> {
+        let checkpoints = std::mem::take(&mut self.checkpoints);
+        let chunk = std::mem::take(&mut self.chunk);
+        let measured = self.measure(text, room, None);
+        self.checkpoints = checkpoints;
+        self.chunk = chunk;
+        measured
     }
 
     /// Tokenizes `text[from.at..end]` and records checkpoints inside it up to `room` tokens,
@@ -202,13 +223,13 @@ impl<'t> Meter<'t> {
     /// Measures `text` from the last checkpoint on.
     fn measure_from(&mut self, text: &str, room: usize, mark: Option<usize>) -> Option<usize> {
         let max_token = self.tokenizer.max_token_bytes().max(1);
-        let max_call = self.tokenizer.max_call_bytes().max(MIN_CHUNK_BYTES);
+        let max_call = self.call_cap();
         loop {
             let from = self.checkpoints.last();
             if from.at == text.len() {
                 return Some(from.tokens);
             }
-            let remaining = room - from.tokens;
+            let remaining = room.saturating_sub(from.tokens);
             // Text longer than this cannot fit even if every token were as long as the longest.
             let reach = remaining
                 .saturating_add(1)
@@ -220,7 +241,7 @@ impl<'t> Meter<'t> {
             let end = if text.len() - from.at <= want {
                 Some(text.len())
             } else {
-                self.split_near(text, from.at, from.at + want)
+                self.split_near(text, from.at, from.at + want, max_call)
             };
             let Some(end) = end else {
                 return self.probe(text, from, room, want, reach);
@@ -228,10 +249,10 @@ impl<'t> Meter<'t> {
             if end == text.len() && end - from.at <= remaining && self.cache.is_none() {
                 // Every token spans a byte at least, so the rest fits: only its count is
                 // needed, not where its tokens end (nothing will be cut, or remembered).
-                return Some(from.tokens + self.count(&text[from.at..end]));
+                return Some(from.tokens + self.count_call(&text[from.at..end]));
             }
             let n = self.tokenize(text, from, end, room, mark);
-            if from.tokens + n > room {
+            if from.tokens.saturating_add(n) > room {
                 return None;
             }
             self.checkpoints.push(Checkpoint {
@@ -278,9 +299,23 @@ impl<'t> Meter<'t> {
         }
     }
 
+    /// The last exact split point in `(pos, limit]`, if any.
+    fn split_before(&self, text: &str, pos: usize, limit: usize) -> Option<usize> {
+        let limit = text.floor_char_boundary(limit);
+        if limit < text.len() && self.tokenizer.splits_exactly(text, limit) {
+            return Some(limit);
+        }
+        text[pos..limit]
+            .char_indices()
+            .rev()
+            .map(|(i, _)| pos + i)
+            .take_while(|&at| at > pos)
+            .find(|&at| self.tokenizer.splits_exactly(text, at))
+    }
+
     /// An exact split point in `(pos, text.len())` near `target`: the last one at or before
-    /// it, else the first one after it within as far again.
-    fn split_near(&self, text: &str, pos: usize, target: usize) -> Option<usize> {
+    /// it, else the first one after it within as far again, never more than `cap` past `pos`.
+    fn split_near(&self, text: &str, pos: usize, target: usize, cap: usize) -> Option<usize> {
         let target = text.floor_char_boundary(target);
         let exact = |at: &usize| self.tokenizer.splits_exactly(text, *at);
         let back = text[pos..target]
@@ -290,7 +325,8 @@ impl<'t> Meter<'t> {
             .take_while(|&at| at > pos)
             .find(exact);
         back.or_else(|| {
-            let limit = text.floor_char_boundary((target + (target - pos)).min(text.len()));
+            let limit = (target + (target - pos)).min(pos + cap).min(text.len());
+            let limit = text.floor_char_boundary(limit).max(target);
             text[target..limit]
                 .char_indices()
                 .map(|(i, _)| target + i)
@@ -327,18 +363,29 @@ impl<'t> Meter<'t> {
     }
 
     /// Counts `text` exactly, reusing the checkpoints of `measured` (the text last measured):
-    /// only the part after the last checkpoint the two texts share is tokenized.
-    pub(crate) fn count_reusing(&mut self, measured: &str, text: &str) -> usize {
-        self.count_cached_with(text, |meter| {
-            let shared = meter.checkpoints.last_where(|c| {
-                c.at == 0
-                    || (c.at < text.len()
-                        && text.as_bytes()[..c.at] == measured.as_bytes()[..c.at]
-                        && meter.tokenizer.splits_exactly(text, c.at))
-            });
-            let shared = shared.unwrap_or(Checkpoint::START);
-            shared.tokens + meter.count(&text[shared.at..])
-        })
+    /// only the part after the last checkpoint the two texts share is tokenized. `None` as for
+    /// [`count`](Self::count).
+    pub(crate) fn count_reusing(&mut self, measured: &str, text: &str) -> Option<usize> {
+        let name = self.tokenizer.name();
+        if let Some(total) = self
+            .cache
+            .and_then(|cache| cache.get(name, text))
+            .and_then(|entry| entry.total)
+        {
+            return Some(total);
+        }
+        let shared = self.checkpoints.last_where(|c| {
+            c.at == 0
+                || (c.at < text.len()
+                    && text.as_bytes()[..c.at] == measured.as_bytes()[..c.at]
+                    && self.tokenizer.splits_exactly(text, c.at))
+        });
+        let shared = shared.unwrap_or(Checkpoint::START);
+        let total = shared.tokens + self.count(&text[shared.at..])?;
+        if let Some(cache) = self.cache {
+            cache.put(name, text, Some(total), &[Checkpoint::START]);
+        }
+        Some(total)
     }
 }
 

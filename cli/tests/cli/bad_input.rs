@@ -172,7 +172,7 @@ fn configuration_errors() {
         "A header of more than three tokens.",
         PRICING,
     ])
-    .bad(&["--header", "more than the budget of 3"]);
+    .bad(&["--header", "more tokens than the budget of 3"]);
     run(&[
         "assemble",
         "--budget",
