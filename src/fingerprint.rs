@@ -37,7 +37,10 @@ mod tests {
 
     #[test]
     fn part_boundaries_and_seeds_change_the_hash() {
-        assert_ne!(fingerprint(0, &[b"ab", b"c"]), fingerprint(0, &[b"a", b"bc"]));
+        assert_ne!(
+            fingerprint(0, &[b"ab", b"c"]),
+            fingerprint(0, &[b"a", b"bc"])
+        );
         assert_ne!(fingerprint(0, &[b"abc"]), fingerprint(1, &[b"abc"]));
         assert_eq!(fingerprint(7, &[b"abc"]), fingerprint(7, &[b"abc"]));
         // A trailing zero byte is not the same as none.

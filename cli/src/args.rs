@@ -305,7 +305,12 @@ mod tests {
         assert!(parse_count("").unwrap_err().contains("whole number"));
         assert!(parse_iterations("0").unwrap_err().contains("at least 1"));
         assert_eq!(parse_iterations("1000000"), Ok(MAX_BENCH_ITERATIONS));
-        for too_many in ["1000001", "100000000000", "18446744073709551615", "99999999999999999999999"] {
+        for too_many in [
+            "1000001",
+            "100000000000",
+            "18446744073709551615",
+            "99999999999999999999999",
+        ] {
             assert_eq!(
                 parse_iterations(too_many).unwrap_err(),
                 "too many; at most 1000000",

@@ -138,7 +138,10 @@ mod tests {
     fn control_characters_become_spaces() {
         assert_eq!(one_line("a\nb\r\tc"), "a b  c");
         assert_eq!(one_line("a\u{2028}b\u{2029}c"), "a b c");
-        assert_eq!(escape_name("in\u{2028}put\n.json"), "in\\u{2028}put\\u{a}.json");
+        assert_eq!(
+            escape_name("in\u{2028}put\n.json"),
+            "in\\u{2028}put\\u{a}.json"
+        );
         assert_eq!(escape_name("plain.json"), "plain.json");
     }
 }

@@ -57,8 +57,8 @@ impl Frame {
             // The format's own strings: a stretch too long to count safely cannot fit.
             meter.count(&text).unwrap_or(usize::MAX)
         };
-        let open_close_tokens = count(&|out| format.open(out))
-            .saturating_add(count(&|out| format.close(out)));
+        let open_close_tokens =
+            count(&|out| format.open(out)).saturating_add(count(&|out| format.close(out)));
         let cut_open_tokens = count(&|out| format.content_open("", out));
         let cut_close_tokens = count(&|out| format.content_close("", true, out));
         let (mut open, mut close) = (String::new(), String::new());

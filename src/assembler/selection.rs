@@ -62,7 +62,11 @@ impl<'c, 'r> Filters<'c, 'r> {
 
     /// Why `result` is left out before it is tried, with `blocks` blocks already in; `None`
     /// if it is to be tried, and is then remembered as tried.
-    pub(super) fn admit(&mut self, result: &'r MentorRagResult, blocks: usize) -> Option<OmitReason> {
+    pub(super) fn admit(
+        &mut self,
+        result: &'r MentorRagResult,
+        blocks: usize,
+    ) -> Option<OmitReason> {
         let mut key = None;
         let reason = self.reason(result, blocks, || {
             let fingerprint = self.key(result);
@@ -127,7 +131,11 @@ impl<'c, 'r> Filters<'c, 'r> {
     /// The fingerprint duplicates share: source URL (or its absence) and content.
     fn key(&self, result: &MentorRagResult) -> u64 {
         let url = result.source_url.as_deref().map_or(&[][..], str::as_bytes);
-        let has_url: &[u8] = if result.source_url.is_some() { b"u" } else { b"" };
+        let has_url: &[u8] = if result.source_url.is_some() {
+            b"u"
+        } else {
+            b""
+        };
         fingerprint(self.seed, &[has_url, url, result.content.as_bytes()])
     }
 }

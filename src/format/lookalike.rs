@@ -143,12 +143,24 @@ mod tests {
         for c in ['a', '1', ']', '(', '{', '<', '#', '］', '〕', ' '] {
             assert!(!opens_markup(c), "{c:?}");
         }
-        assert!(LOOKALIKE_OPENERS.windows(2).all(|pair| pair[0].1 < pair[1].0));
+        assert!(
+            LOOKALIKE_OPENERS
+                .windows(2)
+                .all(|pair| pair[0].1 < pair[1].0)
+        );
     }
 
     #[test]
     fn invisible_characters_are_the_default_ignorable_ones() {
-        for c in ['\u{200B}', '\u{200D}', '\u{2060}', '\u{FEFF}', '\u{061C}', '\u{E0041}', '\u{FE0F}'] {
+        for c in [
+            '\u{200B}',
+            '\u{200D}',
+            '\u{2060}',
+            '\u{FEFF}',
+            '\u{061C}',
+            '\u{E0041}',
+            '\u{FE0F}',
+        ] {
             assert!(is_invisible(c), "{c:?}");
         }
         for c in ['a', ' ', '\u{3000}', '\u{2800}', '['] {

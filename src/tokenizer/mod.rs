@@ -21,11 +21,28 @@ pub use tiktoken::Encoding;
 
 /// Counts tokens the way the model will.
 ///
-/// Implement this to plug in a tokenizer other than the built-in [`Encoding`]s. The builder
-/// counts each block separately and adds the counts up only where
-/// [`splits_exactly`](TokenCounter::splits_exactly) says that is exact; where it is not (the
-/// default), it recounts the whole text before returning, so a custom tokenizer is always
-/// exact, just slower.
+/// Implement this to plug in a tokenizer other than the built-in [`Encoding`]s.
+///
+/// # What an implementation must provide
+///
+/// [`name`](TokenCounter::name) and [`token_lengths`](TokenCounter::token_lengths): the exact
+/// byte length of every token, adding up to the text. With only these, every guarantee
+/// holds: the count is exact (the assembler recounts the whole text, since it cannot know
+/// where counts add up), the budget is kept, and the assembler never hands the tokenizer more
+/// than 64 KiB in one call, whatever it is given, so a tokenizer that would crash or stall on
+/// a megabyte of whitespace is never asked to take one.
+///
+/// # What it gains by providing more
+///
+/// - [`splits_exactly`](TokenCounter::splits_exactly): the assembler counts each block once,
+///   in chunks that stop as soon as the budget is full, instead of recounting the whole text;
+///   and a context can then be longer than one call (64 KiB). Without it, the text is at
+///   most 64 KiB, and a block that does not fit is tokenized up to that limit to find out.
+/// - [`count`](TokenCounter::count): a faster count where token ends are not needed.
+/// - [`max_token_bytes`](TokenCounter::max_token_bytes): text that cannot fit is rejected
+///   without tokenizing it.
+/// - [`max_call_bytes`](TokenCounter::max_call_bytes): a limit below 64 KiB, for a tokenizer
+///   that needs one; a larger value changes nothing.
 ///
 /// ```
 /// use mentor_context::TokenCounter;
@@ -54,7 +71,7 @@ pub trait TokenCounter: Send + Sync {
     /// Appends the length in bytes of each token of `text`, encoded as ordinary text (special
     /// tokens such as `<|endoftext|>` are plain text), to `lengths`.
     ///
-    /// The lengths must add up to `text.len()`, and each must be at least 1: the builder
+    /// The lengths must add up to `text.len()`, and each must be at least 1: the assembler
     /// relies on a text never having more tokens than bytes.
     fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>);
 
@@ -74,14 +91,15 @@ pub trait TokenCounter: Send + Sync {
         false
     }
 
-    /// The most bytes a single token can span; the builder uses it to reject text that
+    /// The most bytes a single token can span; the assembler uses it to reject text that
     /// cannot fit without tokenizing it.
     fn max_token_bytes(&self) -> usize {
         usize::MAX
     }
 
-    /// The most bytes the builder hands to [`token_lengths`](TokenCounter::token_lengths) in
-    /// one call.
+    /// The most bytes the assembler may hand to [`token_lengths`](TokenCounter::token_lengths)
+    /// or [`count`](TokenCounter::count) in one call. The assembler never hands more than
+    /// 64 KiB, whatever this says; the default leaves that limit as it is.
     fn max_call_bytes(&self) -> usize {
         usize::MAX
     }

@@ -12,11 +12,26 @@ use super::{TempFile, check_report, omitted, run};
 fn megabyte_whitespace_in_any_head_field_never_crashes() {
     let run_of = |c: char| format!("a{}b", c.to_string().repeat(1_000_000));
     let cases = [
-        ("title", json!([{"content": "Short body.", "title": run_of(' '), "score": 1}])),
-        ("url", json!([{"content": "Short body.", "sourceUrl": run_of(' '), "score": 1}])),
-        ("key", json!([{"content": "Short body.", "metadata": {run_of(' '): "v"}, "score": 1}])),
-        ("value", json!([{"content": "Short body.", "metadata": {"k": run_of('\u{3000}')}, "score": 1}])),
-        ("nbsp title", json!([{"content": "Short body.", "title": run_of('\u{a0}'), "score": 1}])),
+        (
+            "title",
+            json!([{"content": "Short body.", "title": run_of(' '), "score": 1}]),
+        ),
+        (
+            "url",
+            json!([{"content": "Short body.", "sourceUrl": run_of(' '), "score": 1}]),
+        ),
+        (
+            "key",
+            json!([{"content": "Short body.", "metadata": {run_of(' '): "v"}, "score": 1}]),
+        ),
+        (
+            "value",
+            json!([{"content": "Short body.", "metadata": {"k": run_of('\u{3000}')}, "score": 1}]),
+        ),
+        (
+            "nbsp title",
+            json!([{"content": "Short body.", "title": run_of('\u{a0}'), "score": 1}]),
+        ),
     ];
     for (name, request) in cases {
         let file = TempFile::new("head.json", request.to_string().as_bytes());
