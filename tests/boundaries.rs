@@ -4,7 +4,8 @@
 mod common;
 
 use mentor_context::{
-    ContextBuilder, Encoding, MentorRagResult, OmitReason, Overflow, TokenCounter, XmlFormat,
+    ContextBuilder, Duplicates, Encoding, MentorRagResult, OmitReason, Overflow, TokenCounter,
+    XmlFormat,
 };
 
 /// One token per `char`, and no split it vouches for: the assembler must take its slow paths
@@ -97,8 +98,9 @@ fn without_exact_splits_xml_blocks_are_cut_too() {
 }
 
 /// Greedy longest match over a tiny vocabulary, else one `char` a token. Joins can cost more
-/// than their parts ("qqq" + "bcde" is 3 + 1, "qqqbcde" is q q qb c d e) or less ("z" + "q"
-/// is 2, "zq" is 1), and it vouches for no split.
+/// than their parts ("qqq" + "bcde" is 3 + 1, "qqqbcde" is q q qb c d e; "a" + "bcde" is
+/// 1 + 1, "abcde" is ab c d e) or less ("z" + "q" is 2, "zq" is 1), and it vouches for no
+/// split.
 struct Vocab;
 
 impl TokenCounter for Vocab {
@@ -108,7 +110,7 @@ impl TokenCounter for Vocab {
     fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>) {
         let mut rest = text;
         while let Some(c) = rest.chars().next() {
-            let len = ["bcde", "qb", "zq"]
+            let len = ["bcde", "qb", "zq", "ab"]
                 .into_iter()
                 .find(|word| rest.starts_with(word))
                 .map_or(c.len_utf8(), str::len);
@@ -118,15 +120,15 @@ impl TokenCounter for Vocab {
     }
 }
 
-/// A bare layout: every head is `qqq`, the content follows it with no fence.
-struct Bare;
+/// A bare layout: every head is the given text, the content follows it with no fence.
+struct Bare(&'static str);
 
 impl mentor_context::Format for Bare {
     fn name(&self) -> &str {
         "bare"
     }
     fn head(&self, _head: &mentor_context::BlockHead<'_>, out: &mut String) {
-        out.push_str("qqq");
+        out.push_str(self.0);
     }
     fn content_open(&self, _content: &str, _out: &mut String) {}
     fn content_close(&self, _content: &str, _truncated: bool, _out: &mut String) {}
@@ -147,7 +149,7 @@ fn a_block_that_fits_in_parts_is_kept_when_the_recount_fits() {
     assert_eq!(Vocab.count("qqqzqqqbcdebcdebcde"), 11);
     let context = ContextBuilder::new(11)
         .tokenizer(Vocab)
-        .format(Bare)
+        .format(Bare("qqq"))
         .build()
         .unwrap()
         .assemble(&results);
@@ -160,4 +162,38 @@ fn a_block_that_fits_in_parts_is_kept_when_the_recount_fits() {
         .collect();
     // Block 2's count is its parts' (the tokenizer vouches for no join to count otherwise).
     assert_eq!(counts, [(4, false), (6, false)]);
+}
+
+/// The recount drops blocks from the end until the text fits, and cuts the text back to the
+/// end of the last block kept: with two blocks kept, the third's start is the fifth join
+/// (recount.rs: two joins before the blocks, two per block).
+#[test]
+fn the_recount_drops_the_last_blocks_and_keeps_the_rest_exactly() {
+    let results: Vec<MentorRagResult> = [0.9, 0.8, 0.7]
+        .into_iter()
+        .map(|score| MentorRagResult::from_content("a", score))
+        .collect();
+    // Each block, "bcdea", is 2 tokens alone; joined, "a" + "bcde" cost ab c d e.
+    assert_eq!(Vocab.count("bcdea"), 2);
+    assert_eq!(Vocab.count("bcdeabcdea"), 6);
+    assert_eq!(Vocab.count("bcdeabcdeabcdea"), 10);
+    for (budget, text) in [(6, "bcdeabcdea"), (5, "bcdea"), (10, "bcdeabcdeabcdea")] {
+        let context = ContextBuilder::new(budget)
+            .tokenizer(Vocab)
+            .format(Bare("bcde"))
+            .duplicates(Duplicates::Keep)
+            .build()
+            .unwrap()
+            .assemble(&results);
+        assert_eq!(context.text, text, "budget {budget}: {context:?}");
+        assert_eq!(context.token_count, Vocab.count(text));
+        assert_eq!(context.citations.len(), text.len() / 5);
+        assert_eq!(context.omitted.len(), 3 - text.len() / 5);
+        assert!(
+            context
+                .omitted
+                .iter()
+                .all(|o| o.reason == OmitReason::DidNotFit)
+        );
+    }
 }
