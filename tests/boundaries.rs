@@ -197,3 +197,26 @@ fn the_recount_drops_the_last_blocks_and_keeps_the_rest_exactly() {
         );
     }
 }
+
+/// A block is cut when the room left is exactly its head, the cut's frame and the minimum,
+/// and not with one token less (cut.rs: `room < needed`).
+#[test]
+fn a_cut_needs_exactly_head_frame_and_minimum() {
+    let results = [titled(&"word ".repeat(40), "T", 1.0)];
+    // "[1] T\n" (6) + "```\n" (4) + "```\n(truncated)\n" (16) + 10 = 36 characters.
+    let assemble = |budget: usize| {
+        ContextBuilder::new(budget)
+            .tokenizer(Chars)
+            .min_truncated_tokens(10)
+            .build()
+            .unwrap()
+            .assemble(&results)
+    };
+    let context = assemble(36);
+    common::check_invariants(&context, &results, &Chars, false, None);
+    assert_eq!(context.text, "[1] T\n```\nword word\n```\n(truncated)\n");
+    assert_eq!(context.token_count, 36);
+    let context = assemble(35);
+    assert_eq!(context.text, "");
+    assert_eq!(context.omitted[0].reason, OmitReason::DidNotFit);
+}
