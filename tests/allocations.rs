@@ -5,7 +5,9 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mentor_context::{ContextBuilder, Encoding, MentorRagResult, parse_results};
+mod common;
+
+use mentor_context::{ContextBuilder, Encoding, MentorRagResult};
 
 struct Counting;
 
@@ -48,8 +50,7 @@ fn allocations(builder: &ContextBuilder, results: &[MentorRagResult]) -> (usize,
 }
 
 fn english() -> Vec<MentorRagResult> {
-    let path = format!("{}/fixtures/bench-english.json", env!("CARGO_MANIFEST_DIR"));
-    parse_results(&std::fs::read_to_string(path).unwrap()).unwrap()
+    common::fixture("bench-english")
 }
 
 #[test]

@@ -2,6 +2,8 @@
 //! in changes the speed and nothing else.
 #![cfg(feature = "bpe-openai")]
 
+mod common;
+
 use mentor_context::{
     ContextBuilder, Encoding, FastEncoding, TokenCounter, XmlFormat, parse_results,
 };
@@ -13,16 +15,12 @@ const PAIRS: [(Encoding, FastEncoding); 2] = [
 ];
 
 fn fixtures() -> Vec<(String, String)> {
-    let dir = format!("{}/fixtures", env!("CARGO_MANIFEST_DIR"));
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    files
+    common::fixture_names()
         .into_iter()
-        .map(|p| (p.display().to_string(), std::fs::read_to_string(p).unwrap()))
+        .map(|name| {
+            let json = common::fixture_text(&name);
+            (name, json)
+        })
         .collect()
 }
 

@@ -3,14 +3,10 @@
 //! tokenized over bytes in the final text is the cost relative to the floor: one pass over
 //! the text that ends up in the prompt.
 
-use mentor_context::{
-    ContextBuilder, Encoding, MentorRagResult, Overflow, TokenCache, XmlFormat, parse_results,
-};
+mod common;
 
-fn fixture(name: &str) -> Vec<MentorRagResult> {
-    let path = format!("{}/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
-    parse_results(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
+use common::fixture;
+use mentor_context::{ContextBuilder, Encoding, MentorRagResult, Overflow, TokenCache, XmlFormat};
 
 /// Every combination the gate covers: both 50 x 2 KiB fixtures, both common encodings, both
 /// formats, at the 4,000-token budget of the target.

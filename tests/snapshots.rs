@@ -49,8 +49,7 @@ fn fixtures() {
         if name.starts_with("bench-") {
             return;
         }
-        let json = std::fs::read_to_string(path).unwrap();
-        let results = parse_results(&json).unwrap();
+        let results = common::fixture(name);
         for xml in [false, true] {
             for budget in BUDGETS {
                 let mut builder = ContextBuilder::new(budget).encoding(Encoding::O200kBase);
@@ -71,7 +70,7 @@ fn fixtures() {
 #[test]
 fn fixtures_round_trip_through_the_wire_form() {
     insta::glob!("../fixtures", "*.json", |path| {
-        let json = std::fs::read_to_string(path).unwrap();
+        let json = common::fixture_text(path.file_name().unwrap().to_str().unwrap());
         let results = parse_results(&json).unwrap();
         let written: serde_json::Value = serde_json::to_value(&results).unwrap();
         let mut original: serde_json::Value = serde_json::from_str(&json).unwrap();

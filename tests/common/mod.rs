@@ -1,8 +1,14 @@
 //! Checks shared by the snapshot, property and hostile-input tests: what a reader of the
-//! assembled text sees, and the invariants every assembly must satisfy.
+//! assembled text sees, the invariants every assembly must satisfy, and the fixtures.
 #![allow(dead_code, unreachable_pub)]
 
-use mentor_context::{AssembledContext, MentorRagResult, TokenCounter};
+use std::ops::Range;
+use std::path::PathBuf;
+
+use mentor_context::{
+    AssembledContext, Format, MentorRagResult, PlainFormat, TokenCounter, XmlFormat, parse_results,
+};
+use unicode_segmentation::UnicodeSegmentation;
 
 /// The keys of a serialized [`AssembledContext`] (the command's `--json` report), in the
 /// order serde_json's map sorts them.
@@ -14,15 +20,62 @@ pub const REPORT_KEYS: [&str; 6] = [
     "omitted",
     "tokenCount",
 ];
-use unicode_segmentation::UnicodeSegmentation;
 
-/// The blocks a reader of the text sees, as (marker number, content lines joined), parsed
-/// the way a model or a person would read them, without knowing anything the builder knows.
-pub fn plain_blocks(text: &str) -> Vec<(usize, String)> {
-    let mut blocks: Vec<(usize, String)> = Vec::new();
+/// The folder of request files shared by the tests, the benches and the README's commands.
+pub fn fixtures_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+/// The names (file stems) of every request file in `fixtures/`, sorted.
+pub fn fixture_names() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(fixtures_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .map(|path| path.file_stem().unwrap().to_str().unwrap().to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The JSON of request file `name` (its stem, as in `"pricing"`, or its file name).
+pub fn fixture_text(name: &str) -> String {
+    let file = if name.ends_with(".json") {
+        name.to_string()
+    } else {
+        format!("{name}.json")
+    };
+    let path = fixtures_dir().join(file);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The results of request file `name`, parsed as the command parses them.
+pub fn fixture(name: &str) -> Vec<MentorRagResult> {
+    parse_results(&fixture_text(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// One block as a reader of the text finds it, knowing nothing the assembler knows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadBlock {
+    /// The number its marker shows.
+    pub index: usize,
+    /// Where the block is in the text read: from its marker to the next block, or to the
+    /// end of its closing tag.
+    pub span: Range<usize>,
+    /// The content as shown between its fence or tags, every line with its newline.
+    pub content: String,
+}
+
+/// Reads the plain layout: a block starts at a line `[n] ...` outside any fence and runs to
+/// the next such line, or to the end of the text.
+pub fn read_plain(text: &str) -> Vec<ReadBlock> {
+    let mut blocks: Vec<ReadBlock> = Vec::new();
     let mut fence: Option<usize> = None;
     let mut content = String::new();
+    let mut at = 0;
     for line in text.split_inclusive('\n') {
+        let line_start = at;
+        at += line.len();
         let bare = line.strip_suffix('\n').unwrap_or(line);
         let ticks = bare.len() - bare.trim_start_matches('`').len();
         match fence {
@@ -31,7 +84,7 @@ pub fn plain_blocks(text: &str) -> Vec<(usize, String)> {
                 if ticks >= open && bare.trim_end_matches(' ').len() == ticks {
                     fence = None;
                     if let Some(last) = blocks.last_mut() {
-                        last.1 = std::mem::take(&mut content);
+                        last.content = std::mem::take(&mut content);
                     }
                 } else {
                     content.push_str(line);
@@ -39,8 +92,15 @@ pub fn plain_blocks(text: &str) -> Vec<(usize, String)> {
             }
             None if ticks >= 3 => fence = Some(ticks),
             None => {
-                if let Some(n) = marker(bare) {
-                    blocks.push((n, String::new()));
+                if let Some(index) = marker(bare) {
+                    if let Some(last) = blocks.last_mut() {
+                        last.span.end = line_start;
+                    }
+                    blocks.push(ReadBlock {
+                        index,
+                        span: line_start..text.len(),
+                        content: String::new(),
+                    });
                 }
             }
         }
@@ -54,19 +114,69 @@ fn marker(line: &str) -> Option<usize> {
     rest[..end].parse().ok()
 }
 
-/// The blocks of the XML layout a reader sees: (index attribute, content).
-pub fn xml_blocks(text: &str) -> Vec<(usize, String)> {
+/// Reads the XML layout: a block runs from `<document index="n"` to the end of the line of
+/// its `</document>`.
+pub fn read_xml(text: &str) -> Vec<ReadBlock> {
+    const OPEN: &str = "<document index=\"";
+    const CONTENT: &str = "<document_content>\n";
+    const CONTENT_END: &str = "</document_content>";
+    const END: &str = "</document>\n";
     let mut blocks = Vec::new();
-    let mut rest = text;
-    while let Some(at) = rest.find("<document index=\"") {
-        rest = &rest[at + "<document index=\"".len()..];
-        let n = rest[..rest.find('"').unwrap()].parse().unwrap();
-        let open = rest.find("<document_content>\n").unwrap() + "<document_content>\n".len();
-        let close = rest.find("</document_content>").unwrap();
-        blocks.push((n, rest[open..close].to_string()));
-        rest = &rest[close..];
+    let mut from = 0;
+    while let Some(found) = text[from..].find(OPEN) {
+        let start = from + found;
+        let rest = &text[start + OPEN.len()..];
+        let index = rest[..rest.find('"').unwrap()].parse().unwrap();
+        let open = start + text[start..].find(CONTENT).unwrap() + CONTENT.len();
+        let close = open + text[open..].find(CONTENT_END).unwrap();
+        let end = close + text[close..].find(END).unwrap() + END.len();
+        blocks.push(ReadBlock {
+            index,
+            span: start..end,
+            content: text[open..close].to_string(),
+        });
+        from = end;
     }
     blocks
+}
+
+/// The blocks a reader of the plain text sees, as (marker number, content lines joined).
+pub fn plain_blocks(text: &str) -> Vec<(usize, String)> {
+    read_plain(text)
+        .into_iter()
+        .map(|b| (b.index, b.content))
+        .collect()
+}
+
+/// The blocks of the XML layout a reader sees: (index attribute, content).
+pub fn xml_blocks(text: &str) -> Vec<(usize, String)> {
+    read_xml(text)
+        .into_iter()
+        .map(|b| (b.index, b.content))
+        .collect()
+}
+
+/// What `format` writes for `content` inside a body: the content as written, with the newline
+/// the format adds to end its last line.
+pub fn shown(format: &dyn Format, content: &str) -> String {
+    let mut out = String::new();
+    format.content(content, &mut out);
+    if !content.is_empty() && !content.ends_with('\n') {
+        out.push('\n');
+    }
+    out
+}
+
+/// The length of the prefix of `content` that `format` shows as `seen`, if there is one.
+/// The XML layout writes each `<` of its own tags as `&lt;`, so a shown prefix is three bytes
+/// longer per escape than the prefix itself, and one more for the newline ending it.
+pub fn shown_prefix_len(format: &dyn Format, content: &str, seen: &str) -> Option<usize> {
+    let escapes = seen.matches("&lt;").count();
+    (0..=escapes)
+        .flat_map(|j| [3 * j, 3 * j + 1])
+        .filter_map(|extra| seen.len().checked_sub(extra))
+        .filter(|&len| len <= content.len() && content.is_char_boundary(len))
+        .find(|&len| shown(format, &content[..len]) == seen)
 }
 
 /// Asserts everything that must hold for any assembly of `results`, whatever the options.
@@ -78,7 +188,8 @@ pub fn check_invariants(
     xml: bool,
     header: Option<&str>,
 ) {
-    let recount = tokenizer.count(&context.text);
+    let text = &context.text;
+    let recount = tokenizer.count(text);
     assert_eq!(
         recount, context.token_count,
         "reported count is not the real count"
@@ -89,21 +200,20 @@ pub fn check_invariants(
         results.len(),
         "every result is either cited or omitted"
     );
-    let header = header.map(str::trim_end).filter(|h| !h.is_empty());
-    let skip = header.map_or(0, |h| h.len() + 1);
-    if let Some(h) = header {
-        assert!(
-            context.text.starts_with(h),
-            "the text starts with the header"
-        );
-    }
-    let body = &context.text[skip..];
+    let format: &dyn Format = if xml { &XmlFormat } else { &PlainFormat };
+    let header = header
+        .map(str::trim_end)
+        .filter(|h| !h.is_empty())
+        .map(|h| format!("{h}\n"))
+        .unwrap_or_default();
+    assert!(text.starts_with(&header), "the text starts with the header");
+    let body = &text[header.len()..];
     let blocks = if xml {
-        xml_blocks(body)
+        read_xml(body)
     } else {
-        plain_blocks(body)
+        read_plain(body)
     };
-    let numbers: Vec<usize> = blocks.iter().map(|b| b.0).collect();
+    let numbers: Vec<usize> = blocks.iter().map(|b| b.index).collect();
     let expected: Vec<usize> = (1..=context.citations.len()).collect();
     assert_eq!(
         numbers, expected,
@@ -112,8 +222,56 @@ pub fn check_invariants(
     for (i, c) in context.citations.iter().enumerate() {
         assert_eq!(c.index, i + 1);
     }
-    let total: usize = context.citations.iter().map(|c| c.token_count).sum();
-    assert!(total <= context.token_count);
+
+    // The layout: the format's opening, the blocks back to back, its closing; or, without a
+    // block, the header alone.
+    let (mut open, mut close) = (String::new(), String::new());
+    format.open(&mut open);
+    format.close(&mut close);
+    let mut joins = vec![header.len()];
+    let frame_tokens = if let (Some(first), Some(last)) = (blocks.first(), blocks.last()) {
+        assert_eq!(&body[..first.span.start], open, "the text opens the layout");
+        assert_eq!(&body[last.span.end..], close, "the text closes the layout");
+        for pair in blocks.windows(2) {
+            assert_eq!(pair[0].span.end, pair[1].span.start, "text between blocks");
+        }
+        joins.extend(blocks.iter().map(|b| header.len() + b.span.start));
+        joins.push(header.len() + last.span.end);
+        tokenizer.count(&open) + tokenizer.count(&close)
+    } else {
+        assert_eq!(body, "", "without a block the text is the header alone");
+        0
+    };
+    // Each chip counts its own block's text, as a reader delimits it.
+    for (citation, block) in context.citations.iter().zip(&blocks) {
+        assert_eq!(
+            citation.token_count,
+            tokenizer.count(&body[block.span.clone()]),
+            "block {} has a count other than its text's",
+            citation.index
+        );
+    }
+    // Where every join is exact for the tokenizer, the parts add up to the whole: header,
+    // layout and the chips' counts are the reported count.
+    let chips: usize = context.citations.iter().map(|c| c.token_count).sum();
+    let exact = joins
+        .iter()
+        .all(|&at| at == 0 || at == text.len() || tokenizer.splits_exactly(text, at));
+    let openai = mentor_context::Encoding::ALL
+        .iter()
+        .any(|encoding| encoding.name() == tokenizer.name());
+    assert!(
+        exact || !openai,
+        "a built-in layout meets an OpenAI encoding only at exact splits"
+    );
+    if exact {
+        assert_eq!(
+            tokenizer.count(&header) + frame_tokens + chips,
+            context.token_count,
+            "header, layout and chips do not add up to the count"
+        );
+    }
+
     // Ranking: scores never increase along the citations, NaN only at the end.
     for pair in context.citations.windows(2) {
         let (a, b) = (pair[0].score, pair[1].score);
@@ -122,36 +280,29 @@ pub fn check_invariants(
             "citations out of order: {a} then {b}"
         );
     }
-    // Truncated content is a prefix of a result's content, ending on a grapheme boundary.
-    if !xml {
-        for (citation, (_, shown)) in context.citations.iter().zip(&blocks) {
-            let shown = shown.strip_suffix('\n').unwrap_or(shown);
-            let candidates = results.iter().filter(|r| {
-                r.score.to_bits() == citation.score.to_bits() && r.source_url == citation.source_url
-            });
-            if citation.truncated {
-                let cut_ok = |r: &&MentorRagResult| {
-                    shown.len() < r.content.len()
-                        && r.content.starts_with(shown)
-                        && r.content
-                            .grapheme_indices(true)
-                            .any(|(i, _)| i == shown.len())
-                };
-                assert!(
-                    candidates.clone().any(|r| cut_ok(&r)),
-                    "block {} is not a prefix of its result ending on a grapheme boundary",
-                    citation.index
-                );
-            } else {
-                let whole = |r: &&MentorRagResult| {
-                    r.content == shown || r.content.strip_suffix('\n') == Some(shown)
-                };
-                assert!(
-                    candidates.clone().any(|r| whole(&r)),
-                    "block {} does not show its whole content",
-                    citation.index
-                );
-            }
+    // A block shows its result's whole content, or, cut, a prefix of it that ends on a
+    // grapheme boundary; in either layout, as the format writes content.
+    for (citation, block) in context.citations.iter().zip(&blocks) {
+        let mut candidates = results.iter().filter(|r| {
+            r.score.to_bits() == citation.score.to_bits() && r.source_url == citation.source_url
+        });
+        if citation.truncated {
+            let cut_ok = |r: &MentorRagResult| {
+                shown_prefix_len(format, &r.content, &block.content).is_some_and(|len| {
+                    len < r.content.len() && r.content.grapheme_indices(true).any(|(i, _)| i == len)
+                })
+            };
+            assert!(
+                candidates.any(cut_ok),
+                "block {} is not a prefix of its result ending on a grapheme boundary",
+                citation.index
+            );
+        } else {
+            assert!(
+                candidates.any(|r| shown(format, &r.content) == block.content),
+                "block {} does not show its whole content",
+                citation.index
+            );
         }
     }
 }
