@@ -81,6 +81,7 @@ mod error;
 mod format;
 mod meter;
 mod options;
+mod provenance;
 mod record;
 mod tokenizer;
 
@@ -93,6 +94,7 @@ pub use format::{
     BlockHead, BuiltinFormat, Format, PlainFormat, XmlFormat, push_line, push_xml_text,
 };
 pub use options::{Duplicates, Overflow};
+pub use provenance::Fingerprint;
 pub use record::{MentorRagResult, Metadata, parse_results};
 #[cfg(feature = "bpe-openai")]
 #[cfg_attr(docsrs, doc(cfg(feature = "bpe-openai")))]
