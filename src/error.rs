@@ -79,9 +79,7 @@ pub enum Error {
     /// A follow-up turn: the earlier turns' blocks alone take more tokens than the budget, so
     /// they cannot all be kept with their numbers. Start a new context instead (or raise the
     /// budget); dropping some would leave the earlier answers' markers pointing at nothing.
-    #[error(
-        "the earlier turns' blocks take {tokens} tokens, more than the budget of {budget}"
-    )]
+    #[error("the earlier turns' blocks take {tokens} tokens, more than the budget of {budget}")]
     EarlierBlocksOverBudget {
         /// Tokens the previous text takes.
         tokens: usize,

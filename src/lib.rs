@@ -76,6 +76,7 @@
 mod assembler;
 mod builder;
 mod cache;
+mod citations;
 mod context;
 mod error;
 mod format;
@@ -88,6 +89,10 @@ mod tokenizer;
 pub use assembler::{Assembler, AssemblyStats};
 pub use builder::{ContextBuilder, DEFAULT_MIN_TRUNCATED_TOKENS};
 pub use cache::TokenCache;
+pub use citations::{
+    CitationEvent, CitationStream, CitedChip, MAX_MARKER_BYTES, MAX_RANGE, Resolution, Resolver,
+    Span, Streamed, UnknownMarker,
+};
 pub use context::{AssembledContext, Citation, Omission, OmitReason};
 pub use error::Error;
 pub use format::{

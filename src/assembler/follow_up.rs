@@ -8,7 +8,7 @@
 
 use super::placing::Assembly;
 use super::{Assembler, AssemblyStats, Inner};
-use crate::context::{AssembledContext, OmitReason, Omission};
+use crate::context::{AssembledContext, Omission, OmitReason};
 use crate::error::Error;
 use crate::provenance::Fingerprint;
 use crate::record::MentorRagResult;
@@ -43,14 +43,13 @@ impl Assembler {
     /// use mentor_context::{ContextBuilder, MentorRagResult};
     ///
     /// let assembler = ContextBuilder::new(300).build()?;
-    /// let first = assembler.assemble(&[MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9)]);
-    /// let next = assembler.assemble_follow_up(
-    ///     &first,
-    ///     &[
-    ///         MentorRagResult::from_content("Plan A is free.", 0.8),
-    ///         MentorRagResult::from_content("Plan B costs 12 EUR.", 0.7),
-    ///     ],
-    /// )?;
+    /// let turn_1 = [MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9)];
+    /// let first = assembler.assemble(&turn_1);
+    /// let turn_2 = [
+    ///     MentorRagResult::from_content("Plan A is free.", 0.8),
+    ///     MentorRagResult::from_content("Plan B costs 12 EUR.", 0.7),
+    /// ];
+    /// let next = assembler.assemble_follow_up(&first, &turn_2)?;
     /// assert!(next.text.starts_with(&first.text));
     /// assert_eq!(next.citations.len(), 2);
     /// assert_eq!(next.citations[1].input_index, 0);

@@ -89,6 +89,7 @@ pub fn check_invariants(
         results.len(),
         "every result is either cited or omitted"
     );
+    check_provenance(context, results);
     let header = header.map(str::trim_end).filter(|h| !h.is_empty());
     let skip = header.map_or(0, |h| h.len() + 1);
     if let Some(h) = header {
@@ -142,6 +143,12 @@ pub fn check_invariants(
                     "block {} is not a prefix of its result ending on a grapheme boundary",
                     citation.index
                 );
+                assert_eq!(
+                    citation.kept_bytes,
+                    Some(shown.len()),
+                    "block {}: keptBytes is not what the text shows",
+                    citation.index
+                );
             } else {
                 let whole = |r: &&MentorRagResult| {
                     r.content == shown || r.content.strip_suffix('\n') == Some(shown)
@@ -152,6 +159,53 @@ pub fn check_invariants(
                     citation.index
                 );
             }
+        }
+    }
+}
+
+/// Every chip and omission points at its own input, each input exactly once; a cut chip's
+/// kept lengths measure a prefix of its content in UTF-8 and UTF-16.
+pub fn check_provenance(context: &AssembledContext, results: &[MentorRagResult]) {
+    let mut seen = vec![false; results.len()];
+    let chips = context.citations.iter().map(|c| {
+        (
+            c.input_index,
+            c.score,
+            c.source_url.as_deref(),
+            c.title.as_deref(),
+        )
+    });
+    let omitted = context.omitted.iter().map(|o| {
+        (
+            o.input_index,
+            o.score,
+            o.source_url.as_deref(),
+            o.title.as_deref(),
+        )
+    });
+    for (i, score, url, title) in chips.chain(omitted) {
+        let result = &results[i];
+        assert!(!seen[i], "input {i} is reported twice");
+        seen[i] = true;
+        assert_eq!(result.score.to_bits(), score.to_bits(), "input {i}: score");
+        assert_eq!(result.source_url.as_deref(), url, "input {i}: URL");
+        assert_eq!(result.display_title(), title, "input {i}: title");
+    }
+    assert!(seen.iter().all(|&s| s), "every input is reported");
+    for c in &context.citations {
+        let content = &results[c.input_index].content;
+        assert_eq!(c.fingerprint, mentor_context::Fingerprint::of(content));
+        match (c.truncated, c.kept_bytes, c.kept_utf16) {
+            (false, None, None) => {}
+            (true, Some(bytes), Some(utf16)) => {
+                assert!(bytes < content.len(), "chip {}: kept all", c.index);
+                let kept = content.get(..bytes).expect("kept ends on a char boundary");
+                assert_eq!(kept.encode_utf16().count(), utf16, "chip {}", c.index);
+            }
+            other => panic!(
+                "chip {}: truncated and kept lengths disagree: {other:?}",
+                c.index
+            ),
         }
     }
 }
