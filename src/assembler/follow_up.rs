@@ -10,6 +10,7 @@ use super::placing::Assembly;
 use super::{Assembler, AssemblyStats, Inner};
 use crate::context::{AssembledContext, Omission, OmitReason};
 use crate::error::Error;
+use crate::format::BlockHead;
 use crate::provenance::Fingerprint;
 use crate::record::MentorRagResult;
 
@@ -117,6 +118,7 @@ impl<'r> Assembly<'_, 'r> {
                 "its text does not start with this header and format's opening".into(),
             ));
         }
+        self.check_heads(previous, &prefix[frame.header.len() + frame.open.len()..])?;
         // The report's own count is not trusted: the text is counted again.
         let old_tokens = self.meter.count(old);
         let budget = self.config.budget;
@@ -160,6 +162,39 @@ impl<'r> Assembly<'_, 'r> {
             bytes_tokenized: self.meter.bytes_tokenized,
         };
         Ok((context, stats))
+    }
+
+    /// Checks that `blocks` (the previous text between the opening and the closing) starts
+    /// with the head this assembler writes for the first earlier chip, and holds the heads
+    /// of the others in order: the report was written in this format, with these hidden
+    /// keys, and its chips are its blocks.
+    fn check_heads(&self, previous: &AssembledContext<'_>, blocks: &str) -> Result<(), Error> {
+        let mut head = String::new();
+        let mut from = 0;
+        for chip in &previous.citations {
+            head.clear();
+            let block = BlockHead::new(
+                chip.index,
+                chip.title.as_deref(),
+                chip.truncated,
+                chip.metadata.as_ref(),
+                &self.config.hidden_keys,
+            );
+            self.config.format.head(&block, &mut head);
+            let found = if chip.index == 1 {
+                blocks.starts_with(&head).then_some(0)
+            } else {
+                blocks[from..].find(&head).map(|at| from + at)
+            };
+            let Some(at) = found else {
+                return Err(mismatch(format!(
+                    "the head of block {} is not in its text as this format writes it",
+                    chip.index
+                )));
+            };
+            from = at + head.len();
+        }
+        Ok(())
     }
 
     /// In a follow-up turn, [`OmitReason::AlreadyInContext`] if an earlier turn's block has
