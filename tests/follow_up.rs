@@ -245,6 +245,30 @@ fn a_report_from_another_assembler_is_refused() {
 }
 
 #[test]
+fn a_report_whose_metadata_order_was_lost_still_continues() {
+    let (one, two) = (turn(1), turn(2));
+    let first = assembler(2000, false).assemble(&one);
+    // As a store that sorts object keys would give it back.
+    let mut stored = first.clone();
+    let metadata = stored.citations[0].metadata.as_mut().unwrap();
+    metadata.sort_keys();
+    let keys = |c: &AssembledContext<'_>| -> Vec<String> {
+        c.citations[0]
+            .metadata
+            .as_ref()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect()
+    };
+    assert_ne!(keys(&stored), keys(&first));
+    let next = assembler(2000, false)
+        .assemble_follow_up(&stored, &two)
+        .unwrap();
+    assert!(next.text.starts_with(&first.text));
+}
+
+#[test]
 fn a_previous_turn_without_blocks_is_a_fresh_start() {
     let assembler = ContextBuilder::new(2000)
         .header("Sources:")

@@ -166,20 +166,17 @@ impl<'r> Assembly<'_, 'r> {
 
     /// Checks that `blocks` (the previous text between the opening and the closing) starts
     /// with the head this assembler writes for the first earlier chip, and holds the heads
-    /// of the others in order: the report was written in this format, with these hidden
-    /// keys, and its chips are its blocks.
+    /// of the others in order: the report was written in this format, and its chips are its
+    /// blocks. Heads are written without metadata (for the built-in formats, a prefix of
+    /// the real head): a report kept in a store that sorts object keys (PostgreSQL `jsonb`,
+    /// say) loses the metadata's order, and its text is re-emitted as it is anyway.
     fn check_heads(&self, previous: &AssembledContext<'_>, blocks: &str) -> Result<(), Error> {
         let mut head = String::new();
         let mut from = 0;
         for chip in &previous.citations {
             head.clear();
-            let block = BlockHead::new(
-                chip.index,
-                chip.title.as_deref(),
-                chip.truncated,
-                chip.metadata.as_ref(),
-                &self.config.hidden_keys,
-            );
+            let block =
+                BlockHead::new(chip.index, chip.title.as_deref(), chip.truncated, None, &[]);
             self.config.format.head(&block, &mut head);
             let found = if chip.index == 1 {
                 blocks.starts_with(&head).then_some(0)
