@@ -86,6 +86,11 @@ mod provenance;
 mod record;
 mod tokenizer;
 
+/// The README's Rust examples, run as doctests so they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;
+
 pub use assembler::{Assembler, AssemblyStats};
 pub use builder::{ContextBuilder, DEFAULT_MIN_TRUNCATED_TOKENS};
 pub use cache::TokenCache;
