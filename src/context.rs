@@ -4,6 +4,7 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
+use crate::provenance::Fingerprint;
 use crate::record::Metadata;
 
 /// The result of [`Assembler::assemble`](crate::Assembler::assemble).
@@ -67,6 +68,17 @@ pub struct Citation {
     pub truncated: bool,
     /// The tokens this block takes in the text.
     pub token_count: usize,
+    /// The result's position in the request array, from 0: which input this chip shows.
+    pub input_index: usize,
+    /// For a cut block, the bytes of content kept (UTF-8): the content in the text is
+    /// `content[..kept_bytes]`. `None` when the whole content is in.
+    pub kept_bytes: Option<usize>,
+    /// For a cut block, the same length in UTF-16 code units, as .NET and JavaScript strings
+    /// count: `content.Substring(0, keptUtf16)` is what the model saw.
+    pub kept_utf16: Option<usize>,
+    /// A fingerprint of the result's whole content: with the source URL, what a follow-up
+    /// turn compares to tell a new result from a block already in the text.
+    pub fingerprint: Fingerprint,
 }
 
 /// A result that is not in the text.
@@ -82,6 +94,8 @@ pub struct Omission<'a> {
     pub score: f32,
     /// Why it was left out.
     pub reason: OmitReason,
+    /// The result's position in the request array, from 0.
+    pub input_index: usize,
 }
 
 impl Omission<'_> {
@@ -93,6 +107,7 @@ impl Omission<'_> {
             source_url: self.source_url.map(|u| Cow::Owned(u.into_owned())),
             score: self.score,
             reason: self.reason,
+            input_index: self.input_index,
         }
     }
 }
@@ -110,6 +125,9 @@ pub enum OmitReason {
     OverBlockLimit,
     /// It did not fit in what was left of the budget.
     DidNotFit,
+    /// A follow-up turn: a block of an earlier turn, still in the text, has the same source
+    /// URL and content (see [`Assembler::assemble_follow_up`](crate::Assembler::assemble_follow_up)).
+    AlreadyInContext,
 }
 
 impl std::fmt::Display for OmitReason {
@@ -119,6 +137,7 @@ impl std::fmt::Display for OmitReason {
             OmitReason::Duplicate => "duplicate",
             OmitReason::OverBlockLimit => "over the block limit",
             OmitReason::DidNotFit => "did not fit",
+            OmitReason::AlreadyInContext => "already in the context",
         })
     }
 }
@@ -139,6 +158,7 @@ mod tests {
                 source_url: None,
                 score: 0.5,
                 reason: OmitReason::OverBlockLimit,
+                input_index: 4,
             }],
         }
     }
@@ -162,7 +182,7 @@ mod tests {
         let json = serde_json::to_string(&context("t").omitted[0]).unwrap();
         assert_eq!(
             json,
-            r#"{"title":"t","sourceUrl":null,"score":0.5,"reason":"overBlockLimit"}"#
+            r#"{"title":"t","sourceUrl":null,"score":0.5,"reason":"overBlockLimit","inputIndex":4}"#
         );
     }
 }

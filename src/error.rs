@@ -68,6 +68,23 @@ pub enum Error {
         #[source]
         source: Arc<serde_json::Error>,
     },
+    /// A follow-up turn: the previous turn's report cannot be continued by this assembler
+    /// (another encoding, another format or header, chips not numbered 1..n).
+    #[error("the previous report does not fit this assembler: {problem}")]
+    PreviousTurnMismatch {
+        /// What does not match, in words.
+        problem: String,
+    },
+    /// A follow-up turn: the earlier turns' blocks alone take more tokens than the budget, so
+    /// they cannot all be kept with their numbers. Start a new context instead (or raise the
+    /// budget); dropping some would leave the earlier answers' markers pointing at nothing.
+    #[error("the earlier turns' blocks take {tokens} tokens, more than the budget of {budget}")]
+    EarlierBlocksOverBudget {
+        /// Tokens the previous text takes.
+        tokens: usize,
+        /// The budget.
+        budget: usize,
+    },
 }
 
 impl Error {

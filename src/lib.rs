@@ -76,24 +76,36 @@
 mod assembler;
 mod builder;
 mod cache;
+mod citations;
 mod context;
 mod error;
 mod fingerprint;
 mod format;
 mod meter;
 mod options;
+mod provenance;
 mod record;
 mod tokenizer;
+
+/// The README's Rust examples, run as doctests so they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;
 
 pub use assembler::{Assembler, AssemblyStats};
 pub use builder::{ContextBuilder, DEFAULT_MIN_TRUNCATED_TOKENS};
 pub use cache::TokenCache;
+pub use citations::{
+    CitationEvent, CitationStream, CitedChip, MAX_MARKER_BYTES, MAX_RANGE, Resolution, Resolver,
+    Span, Streamed, UnknownMarker,
+};
 pub use context::{AssembledContext, Citation, Omission, OmitReason};
 pub use error::Error;
 pub use format::{
     BlockHead, BuiltinFormat, Format, PlainFormat, XmlFormat, push_line, push_xml_text,
 };
 pub use options::{Duplicates, Overflow};
+pub use provenance::Fingerprint;
 pub use record::{MentorRagResult, Metadata, parse_results};
 #[cfg(feature = "bpe-openai")]
 #[cfg_attr(docsrs, doc(cfg(feature = "bpe-openai")))]

@@ -225,7 +225,11 @@ fn the_report_serializes_in_the_wire_style() {
     let chip = json["citations"][0].as_object().unwrap();
     let keys: Vec<_> = chip.keys().cloned().collect();
     let expected = [
+        "fingerprint",
         "index",
+        "inputIndex",
+        "keptBytes",
+        "keptUtf16",
         "metadata",
         "score",
         "sourceUrl",
@@ -235,6 +239,15 @@ fn the_report_serializes_in_the_wire_style() {
     ];
     assert_eq!(keys, expected);
     assert_eq!(json["omitted"][0]["reason"], "didNotFit");
+    let omission = json["omitted"][0].as_object().unwrap();
+    let keys: Vec<_> = omission.keys().cloned().collect();
+    assert_eq!(
+        keys,
+        ["inputIndex", "reason", "score", "sourceUrl", "title"]
+    );
+    // The report reads back as it was written: a follow-up turn or `cite` needs that.
+    let back: mentor_context::AssembledContext<'static> = serde_json::from_value(json).unwrap();
+    assert_eq!(back, context);
 }
 
 #[test]

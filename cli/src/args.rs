@@ -39,6 +39,9 @@ pub(crate) enum Command {
     Assemble(AssembleArgs),
     /// Time the assembly: run it repeatedly in-process and print min, median and max.
     Bench(BenchArgs),
+    /// Read a model's answer against an `assemble --json` report: which chips it cites, in
+    /// order of first citation, and which markers point at no chip (one JSON line).
+    Cite(crate::cite::CiteArgs),
 }
 
 #[derive(Debug, Args)]
@@ -54,6 +57,11 @@ pub(crate) struct AssembleArgs {
     /// The JSON array of results; `-` or no FILE reads standard input.
     #[arg(value_name = "FILE")]
     pub(crate) file: Option<PathBuf>,
+
+    /// Assemble a follow-up turn: keep the blocks of this earlier `assemble --json` report
+    /// first, with their numbers and text unchanged, and add new blocks after them.
+    #[arg(long, value_name = "REPORT")]
+    pub(crate) previous: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

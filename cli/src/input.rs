@@ -4,7 +4,7 @@
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use mentor_context::{MentorRagResult, parse_results};
+use mentor_context::{AssembledContext, Error, MentorRagResult, parse_results};
 
 use crate::output::{Failure, escape_name};
 
@@ -47,33 +47,63 @@ impl Input {
     }
 
     /// A bad-input failure about this input.
-    fn fail(&self, problem: impl std::fmt::Display) -> Failure {
+    pub(crate) fn fail(&self, problem: impl std::fmt::Display) -> Failure {
         Failure::bad_input(format!("{}: {problem}", self.name()))
     }
 
     /// Reads and parses the results, reporting the first problem with its position.
     pub(crate) fn load(&self) -> Result<Vec<MentorRagResult>, Failure> {
-        let bytes = self
-            .read()
-            .map_err(|err| self.fail(format_args!("cannot read: {}", io_problem(&err))))?;
-        // The library parses text, not bytes; a file that is not UTF-8 gets the position
-        // and value of its first bad byte rather than a bare "invalid UTF-8".
-        let text = std::str::from_utf8(&bytes).map_err(|err| {
-            let at = err.valid_up_to();
-            let (line, column) = line_and_column(&bytes, at);
-            self.fail(format_args!(
-                "line {line}, column {column}: invalid UTF-8 (byte 0x{:02x})",
-                bytes[at]
-            ))
-        })?;
-        // Some Windows tools start UTF-8 files with a byte order mark; it is not JSON.
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let text = self.text()?;
         // serde_json's "EOF while parsing a value at line 1 column 0" is no help to someone
         // who piped in nothing.
         if text.trim().is_empty() {
             return Err(self.fail("empty input; expected a JSON array of results"));
         }
-        parse_results(text).map_err(|err| self.fail(err))
+        parse_results(&text).map_err(|err| self.fail(err))
+    }
+
+    /// Reads the whole input as text, without a byte order mark.
+    pub(crate) fn text(&self) -> Result<String, Failure> {
+        let bytes = self
+            .read()
+            .map_err(|err| self.fail(format_args!("cannot read: {}", io_problem(&err))))?;
+        // The library parses text, not bytes; a file that is not UTF-8 gets the position
+        // and value of its first bad byte rather than a bare "invalid UTF-8".
+        let mut text = String::from_utf8(bytes).map_err(|err| {
+            let bytes = err.as_bytes();
+            let at = err.utf8_error().valid_up_to();
+            let (line, column) = line_and_column(bytes, at);
+            self.fail(format_args!(
+                "line {line}, column {column}: invalid UTF-8 (byte 0x{:02x})",
+                bytes[at]
+            ))
+        })?;
+        // Some Windows tools start UTF-8 files with a byte order mark; it is not text.
+        if text.starts_with('\u{feff}') {
+            text.drain(..'\u{feff}'.len_utf8());
+        }
+        Ok(text)
+    }
+
+    /// Reads and parses a report of `assemble --json` (one JSON object).
+    pub(crate) fn load_report(&self) -> Result<AssembledContext<'static>, Failure> {
+        let text = self.text()?;
+        if text.trim().is_empty() {
+            return Err(self.fail("empty input; expected an `assemble --json` report"));
+        }
+        // A struct reads from a JSON array too, field by field, which makes serde's message
+        // for a results file given as the report a puzzle.
+        if text.trim_start().starts_with('[') {
+            return Err(
+                self.fail("a JSON array; expected an `assemble --json` report (a JSON object)")
+            );
+        }
+        serde_json::from_str(&text).map_err(|err| self.fail(Error::from(err)))
+    }
+
+    /// Whether this is standard input.
+    pub(crate) fn is_stdin(&self) -> bool {
+        matches!(self, Input::Stdin)
     }
 }
 

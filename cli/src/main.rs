@@ -9,10 +9,11 @@
 //!
 //! The modules: [`args`] (the command line, and the options turned into an assembler),
 //! [`input`] (reading the results), [`output`] (writing, failures and exit codes) and
-//! [`bench`](mod@bench) (the `bench` subcommand).
+//! [`bench`](mod@bench) (the `bench` subcommand) and [`cite`] (the `cite` subcommand).
 
 mod args;
 mod bench;
+mod cite;
 mod input;
 mod output;
 
@@ -38,6 +39,7 @@ fn main() -> ExitCode {
     let output = match &cli.command {
         Command::Assemble(args) => assemble(args),
         Command::Bench(args) => bench::run(args),
+        Command::Cite(args) => cite::run(args),
     };
     match output.and_then(|output| write_stdout(&output)) {
         Ok(()) => ExitCode::SUCCESS,
@@ -50,8 +52,23 @@ fn assemble(args: &AssembleArgs) -> Result<String, Failure> {
     // The configuration is checked before the input is read: a bad option is reported
     // without waiting for standard input.
     let assembler = args.build.assembler()?;
-    let results = Input::new(args.file.as_deref()).load()?;
-    let context = assembler.assemble(&results);
+    let input = Input::new(args.file.as_deref());
+    let previous = match args.previous.as_deref().map(|path| Input::new(Some(path))) {
+        Some(previous) if previous.is_stdin() && input.is_stdin() => {
+            return Err(Failure::bad_input(
+                "--previous and FILE cannot both be standard input (`-`)".to_string(),
+            ));
+        }
+        Some(previous) => Some((previous.load_report()?, previous)),
+        None => None,
+    };
+    let results = input.load()?;
+    let context = match &previous {
+        Some((report, from)) => assembler
+            .assemble_follow_up(report, &results)
+            .map_err(|err| from.fail(err))?,
+        None => assembler.assemble(&results),
+    };
     if args.json {
         json_line(&context)
     } else {

@@ -6,6 +6,8 @@
 // modules next to it, where Cargo would take them for test crates of their own.
 #[path = "cli/bad_input.rs"]
 mod bad_input;
+#[path = "cli/citations.rs"]
+mod citations;
 #[path = "cli/hostile.rs"]
 mod hostile;
 #[path = "cli/success.rs"]

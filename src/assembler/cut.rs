@@ -84,6 +84,7 @@ impl Assembly<'_, '_> {
                 return Some(Placed {
                     tokens,
                     truncated: true,
+                    kept_bytes: Some(end),
                 });
             }
             target = target.checked_sub(tokens - room)?;

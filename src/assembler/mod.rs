@@ -6,6 +6,7 @@
 //! (`recount.rs`). What depends only on the configuration is counted once (`frame.rs`).
 
 mod cut;
+mod follow_up;
 mod frame;
 mod placing;
 mod recount;

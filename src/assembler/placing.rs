@@ -10,6 +10,7 @@ use crate::context::{AssembledContext, Citation, Omission, OmitReason};
 use crate::format::BlockHead;
 use crate::meter::Meter;
 use crate::options::Overflow;
+use crate::provenance::{Fingerprint, utf16_len};
 use crate::record::MentorRagResult;
 
 /// Where [`Assembly::place`] wrote and measured a block that did not fit whole.
@@ -32,6 +33,8 @@ pub(super) struct Placed {
     pub(super) tokens: usize,
     /// Whether its content was cut.
     pub(super) truncated: bool,
+    /// Bytes of content kept, if it was cut.
+    pub(super) kept_bytes: Option<usize>,
 }
 
 /// The state of one call to [`Assembler::assemble`](super::Assembler::assemble).
@@ -47,6 +50,9 @@ pub(super) struct Assembly<'a, 'r> {
     pub(super) omitted: Vec<Omission<'r>>,
     /// The measured body of a block being cut, kept while the text is rewritten.
     pub(super) scratch: String,
+    /// In a follow-up turn, how many of `citations` are earlier turns' blocks (see
+    /// `follow_up.rs`); 0 otherwise.
+    pub(super) earlier_blocks: usize,
 }
 
 impl<'a, 'r> Assembly<'a, 'r> {
@@ -60,6 +66,7 @@ impl<'a, 'r> Assembly<'a, 'r> {
             citations: Vec::new(),
             omitted: Vec::new(),
             scratch: String::new(),
+            earlier_blocks: 0,
         }
     }
 
@@ -108,7 +115,7 @@ impl<'a, 'r> Assembly<'a, 'r> {
 
     /// Places blocks in rank order within `room` tokens (none at all unless `any_room`: the
     /// opening and closing alone would not fit); returns the tokens they take.
-    fn place_all(
+    pub(super) fn place_all(
         &mut self,
         results: &'r [MentorRagResult],
         mut room: usize,
@@ -121,8 +128,12 @@ impl<'a, 'r> Assembly<'a, 'r> {
         if any_room {
             for i in order.by_ref() {
                 let result = &results[i];
+                if let Some(reason) = self.in_earlier_turn(result) {
+                    self.omit(i, result, reason);
+                    continue;
+                }
                 if let Some(reason) = filters.admit(result, self.citations.len()) {
-                    self.omit(result, reason);
+                    self.omit(i, result, reason);
                     continue;
                 }
                 let index = self.citations.len() + 1;
@@ -130,12 +141,12 @@ impl<'a, 'r> Assembly<'a, 'r> {
                 if let Some(placed) = self.place(result, index, room, truncate) {
                     used += placed.tokens;
                     room -= placed.tokens;
-                    self.cite(result, index, &placed);
+                    self.cite(i, result, index, &placed);
                     if placed.truncated {
                         break;
                     }
                 } else {
-                    self.omit(result, OmitReason::DidNotFit);
+                    self.omit(i, result, OmitReason::DidNotFit);
                     if config.overflow != Overflow::Skip || room == 0 {
                         break;
                     }
@@ -145,21 +156,35 @@ impl<'a, 'r> Assembly<'a, 'r> {
         for i in order {
             let result = &results[i];
             let reason = filters.reason_after_full(result, self.citations.len());
-            self.omit(result, reason);
+            self.omit(i, result, reason);
         }
         used
     }
 
-    pub(super) fn omit(&mut self, result: &'r MentorRagResult, reason: OmitReason) {
+    /// Reports result `input_index` of the request as left out for `reason`.
+    pub(super) fn omit(
+        &mut self,
+        input_index: usize,
+        result: &'r MentorRagResult,
+        reason: OmitReason,
+    ) {
         self.omitted.push(Omission {
             title: result.display_title().map(Cow::Borrowed),
             source_url: result.source_url.as_deref().map(Cow::Borrowed),
             score: result.score,
             reason,
+            input_index,
         });
     }
 
-    fn cite(&mut self, result: &MentorRagResult, index: usize, placed: &Placed) {
+    fn cite(
+        &mut self,
+        input_index: usize,
+        result: &MentorRagResult,
+        index: usize,
+        placed: &Placed,
+    ) {
+        let kept = placed.kept_bytes.map(|bytes| &result.content[..bytes]);
         self.citations.push(Citation {
             index,
             title: result.display_title().map(str::to_string),
@@ -168,6 +193,10 @@ impl<'a, 'r> Assembly<'a, 'r> {
             metadata: result.metadata.clone(),
             truncated: placed.truncated,
             token_count: placed.tokens,
+            input_index,
+            kept_bytes: kept.map(str::len),
+            kept_utf16: kept.map(utf16_len),
+            fingerprint: Fingerprint::of(&result.content),
         });
     }
 
@@ -205,6 +234,7 @@ impl<'a, 'r> Assembly<'a, 'r> {
                     return Some(Placed {
                         tokens,
                         truncated: false,
+                        kept_bytes: None,
                     });
                 }
                 Some(_) if limit < reach => {
@@ -240,6 +270,7 @@ impl<'a, 'r> Assembly<'a, 'r> {
                     return Some(Placed {
                         tokens: head_tokens + tokens,
                         truncated: false,
+                        kept_bytes: None,
                     });
                 }
                 head_tokens

@@ -39,6 +39,7 @@ impl Assembly<'_, '_> {
                     source_url: citation.source_url.map(Cow::Owned),
                     score: citation.score,
                     reason: OmitReason::DidNotFit,
+                    input_index: citation.input_index,
                 },
             );
             let kept = JOINS_BEFORE_BLOCKS + JOINS_PER_BLOCK * self.citations.len();

@@ -167,18 +167,6 @@ pub fn shown(format: &dyn Format, content: &str) -> String {
     out
 }
 
-/// The length of the prefix of `content` that `format` shows as `seen`, if there is one.
-/// The XML layout writes each `<` of its own tags as `&lt;`, so a shown prefix is three bytes
-/// longer per escape than the prefix itself, and one more for the newline ending it.
-pub fn shown_prefix_len(format: &dyn Format, content: &str, seen: &str) -> Option<usize> {
-    let escapes = seen.matches("&lt;").count();
-    (0..=escapes)
-        .flat_map(|j| [3 * j, 3 * j + 1])
-        .filter_map(|extra| seen.len().checked_sub(extra))
-        .filter(|&len| len <= content.len() && content.is_char_boundary(len))
-        .find(|&len| shown(format, &content[..len]) == seen)
-}
-
 /// Asserts everything that must hold for any assembly of `results`, whatever the options.
 /// `header` is the builder's header: the developer's own text, which the reader skips.
 pub fn check_invariants(
@@ -200,6 +188,7 @@ pub fn check_invariants(
         results.len(),
         "every result is either cited or omitted"
     );
+    check_provenance(context, results);
     let format: &dyn Format = if xml { &XmlFormat } else { &PlainFormat };
     let header = header
         .map(str::trim_end)
@@ -287,9 +276,14 @@ pub fn check_invariants(
             r.score.to_bits() == citation.score.to_bits() && r.source_url == citation.source_url
         });
         if citation.truncated {
+            // The chip's keptBytes says where the cut is: the prefix that long, written as
+            // the format writes content, is what the text shows.
             let cut_ok = |r: &MentorRagResult| {
-                shown_prefix_len(format, &r.content, &block.content).is_some_and(|len| {
-                    len < r.content.len() && r.content.grapheme_indices(true).any(|(i, _)| i == len)
+                citation.kept_bytes.is_some_and(|len| {
+                    len < r.content.len()
+                        && r.content.is_char_boundary(len)
+                        && shown(format, &r.content[..len]) == block.content
+                        && r.content.grapheme_indices(true).any(|(i, _)| i == len)
                 })
             };
             assert!(
@@ -303,6 +297,53 @@ pub fn check_invariants(
                 "block {} does not show its whole content",
                 citation.index
             );
+        }
+    }
+}
+
+/// Every chip and omission points at its own input, each input exactly once; a cut chip's
+/// kept lengths measure a prefix of its content in UTF-8 and UTF-16.
+pub fn check_provenance(context: &AssembledContext, results: &[MentorRagResult]) {
+    let mut seen = vec![false; results.len()];
+    let chips = context.citations.iter().map(|c| {
+        (
+            c.input_index,
+            c.score,
+            c.source_url.as_deref(),
+            c.title.as_deref(),
+        )
+    });
+    let omitted = context.omitted.iter().map(|o| {
+        (
+            o.input_index,
+            o.score,
+            o.source_url.as_deref(),
+            o.title.as_deref(),
+        )
+    });
+    for (i, score, url, title) in chips.chain(omitted) {
+        let result = &results[i];
+        assert!(!seen[i], "input {i} is reported twice");
+        seen[i] = true;
+        assert_eq!(result.score.to_bits(), score.to_bits(), "input {i}: score");
+        assert_eq!(result.source_url.as_deref(), url, "input {i}: URL");
+        assert_eq!(result.display_title(), title, "input {i}: title");
+    }
+    assert!(seen.iter().all(|&s| s), "every input is reported");
+    for c in &context.citations {
+        let content = &results[c.input_index].content;
+        assert_eq!(c.fingerprint, mentor_context::Fingerprint::of(content));
+        match (c.truncated, c.kept_bytes, c.kept_utf16) {
+            (false, None, None) => {}
+            (true, Some(bytes), Some(utf16)) => {
+                assert!(bytes < content.len(), "chip {}: kept all", c.index);
+                let kept = content.get(..bytes).expect("kept ends on a char boundary");
+                assert_eq!(kept.encode_utf16().count(), utf16, "chip {}", c.index);
+            }
+            other => panic!(
+                "chip {}: truncated and kept lengths disagree: {other:?}",
+                c.index
+            ),
         }
     }
 }

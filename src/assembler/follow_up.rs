@@ -1,0 +1,252 @@
+//! Follow-up turns: the previous turn's blocks kept verbatim, new blocks after them.
+//!
+//! The previous report's text is re-emitted byte for byte up to its closing, so the new
+//! prompt starts with the old one (a provider's prompt cache keeps hitting) and every earlier
+//! `[n]` still means the same source. New results are placed after it, numbered on, within
+//! what is left of the budget; one with the same source URL and content as an earlier block
+//! is not repeated.
+
+use super::placing::Assembly;
+use super::{Assembler, AssemblyStats, Inner};
+use crate::context::{AssembledContext, Omission, OmitReason};
+use crate::error::Error;
+use crate::format::BlockHead;
+use crate::provenance::Fingerprint;
+use crate::record::MentorRagResult;
+
+impl Assembler {
+    /// Assembles the next turn of a conversation: `previous` is the report of the turn
+    /// before (as returned by [`assemble`](Self::assemble) or this method, or read back from
+    /// its JSON).
+    ///
+    /// The new text begins with `previous.text` up to its closing (for [`PlainFormat`], the
+    /// whole of it), byte for byte, and its first chips are `previous.citations`, unchanged:
+    /// same numbers, same `inputIndex` (which points into the request of the turn that placed
+    /// the block). Then come blocks for `results`, numbered from the next number, within what
+    /// is left of this assembler's budget, ranked and filtered as by `assemble`; the block
+    /// limit counts the earlier blocks too. A result with the same source URL and content
+    /// fingerprint as an earlier block is reported as [`OmitReason::AlreadyInContext`]. The
+    /// text's token count is exact and at most the budget, as always.
+    ///
+    /// [`PlainFormat`]: crate::PlainFormat
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::EarlierBlocksOverBudget`] when the previous text alone takes more tokens
+    ///   than the budget. Nothing is dropped silently: dropping earlier blocks would leave the
+    ///   previous answers' markers pointing at nothing, so the caller decides (start a new
+    ///   context, or raise the budget).
+    /// - [`Error::PreviousTurnMismatch`] when `previous` was not written by an assembler like
+    ///   this one: another encoding, a text that does not start with this header and opening
+    ///   or end with this format's closing, or chips not numbered 1..n.
+    ///
+    /// ```
+    /// use mentor_context::{ContextBuilder, MentorRagResult};
+    ///
+    /// let assembler = ContextBuilder::new(300).build()?;
+    /// let turn_1 = [MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9)];
+    /// let first = assembler.assemble(&turn_1);
+    /// let turn_2 = [
+    ///     MentorRagResult::from_content("Plan A is free.", 0.8),
+    ///     MentorRagResult::from_content("Plan B costs 12 EUR.", 0.7),
+    /// ];
+    /// let next = assembler.assemble_follow_up(&first, &turn_2)?;
+    /// assert!(next.text.starts_with(&first.text));
+    /// assert_eq!(next.citations.len(), 2);
+    /// assert_eq!(next.citations[1].input_index, 0);
+    /// assert_eq!(next.omitted[0].input_index, 1);
+    /// # Ok::<(), mentor_context::Error>(())
+    /// ```
+    pub fn assemble_follow_up<'r>(
+        &self,
+        previous: &AssembledContext<'_>,
+        results: &'r [MentorRagResult],
+    ) -> Result<AssembledContext<'r>, Error> {
+        let Inner { config, frame } = &*self.inner;
+        Assembly::new(config, frame)
+            .run_follow_up(previous, results)
+            .map(|(context, _)| context)
+    }
+}
+
+impl<'r> Assembly<'_, 'r> {
+    /// A follow-up turn after `previous`; see [`Assembler::assemble_follow_up`].
+    pub(super) fn run_follow_up(
+        mut self,
+        previous: &AssembledContext<'_>,
+        results: &'r [MentorRagResult],
+    ) -> Result<(AssembledContext<'r>, AssemblyStats), Error> {
+        let frame = self.frame;
+        let name = self.config.tokenizer.name();
+        if previous.encoding != name {
+            return Err(mismatch(format!(
+                "it was counted with {}, this assembler counts with {name}",
+                previous.encoding
+            )));
+        }
+        let earlier = &previous.citations;
+        if let Some((n, chip)) = earlier
+            .iter()
+            .enumerate()
+            .find(|(n, chip)| chip.index != n + 1)
+        {
+            return Err(mismatch(format!(
+                "chip {} is numbered {}; chips must be numbered 1..n",
+                n + 1,
+                chip.index
+            )));
+        }
+        let old = previous.text.as_str();
+        if earlier.is_empty() {
+            // No blocks: the text was the header alone (or nothing), which a new assembly
+            // starts with anyway.
+            if !old.is_empty() && old != frame.header {
+                return Err(mismatch(
+                    "it has no blocks, yet its text is not this header".to_string(),
+                ));
+            }
+            return Ok(self.run(results));
+        }
+        let prefix = old
+            .strip_suffix(frame.close.as_str())
+            .ok_or_else(|| mismatch("its text does not end with this format's closing".into()))?;
+        if !prefix
+            .strip_prefix(frame.header.as_str())
+            .is_some_and(|rest| rest.starts_with(frame.open.as_str()))
+        {
+            return Err(mismatch(
+                "its text does not start with this header and format's opening".into(),
+            ));
+        }
+        self.check_heads(previous, &prefix[frame.header.len() + frame.open.len()..])?;
+        // The report's own count is not trusted: the text is counted again, in bounded calls.
+        let uncountable = || mismatch("its text has a stretch too long to count".to_string());
+        let old_tokens = self.meter.count(old).ok_or_else(uncountable)?;
+        let budget = self.config.budget;
+        if old_tokens > budget {
+            return Err(Error::EarlierBlocksOverBudget {
+                tokens: old_tokens,
+                budget,
+            });
+        }
+        let close_tokens = self.meter.count(&frame.close).ok_or_else(uncountable)?;
+        let tokenizer = &*self.config.tokenizer;
+        let prefix_tokens = if frame.close.is_empty() {
+            old_tokens
+        } else if tokenizer.splits_exactly(old, prefix.len()) {
+            old_tokens - close_tokens
+        } else {
+            self.meter.count(prefix).ok_or_else(uncountable)?
+        };
+        let room = budget.saturating_sub(prefix_tokens.saturating_add(close_tokens));
+        self.text.clear();
+        self.text.push_str(prefix);
+        self.joins.push(prefix.len());
+        self.citations.extend(earlier.iter().cloned());
+        self.earlier_blocks = earlier.len();
+        let used = self.place_all(results, room, true);
+        self.joins.push(self.text.len());
+        self.text.push_str(&frame.close);
+        let mut token_count = prefix_tokens + close_tokens + used;
+        if !self.joins_exact() {
+            token_count = self.recount_new_blocks(old_tokens);
+        }
+        let context = AssembledContext {
+            text: self.text,
+            token_count,
+            budget,
+            encoding: name.to_string(),
+            citations: self.citations,
+            omitted: self.omitted,
+        };
+        let stats = AssemblyStats {
+            bytes_tokenized: self.meter.bytes_tokenized,
+        };
+        Ok((context, stats))
+    }
+
+    /// Checks that `blocks` (the previous text between the opening and the closing) starts
+    /// with the head this assembler writes for the first earlier chip, and holds the heads
+    /// of the others in order: the report was written in this format, and its chips are its
+    /// blocks. Heads are written without metadata (for the built-in formats, a prefix of
+    /// the real head): a report kept in a store that sorts object keys (PostgreSQL `jsonb`,
+    /// say) loses the metadata's order, and its text is re-emitted as it is anyway.
+    fn check_heads(&self, previous: &AssembledContext<'_>, blocks: &str) -> Result<(), Error> {
+        let mut head = String::new();
+        let mut from = 0;
+        for chip in &previous.citations {
+            head.clear();
+            let block =
+                BlockHead::new(chip.index, chip.title.as_deref(), chip.truncated, None, &[]);
+            self.config.format.head(&block, &mut head);
+            let found = if chip.index == 1 {
+                blocks.starts_with(&head).then_some(0)
+            } else {
+                blocks[from..].find(&head).map(|at| from + at)
+            };
+            let Some(at) = found else {
+                return Err(mismatch(format!(
+                    "the head of block {} is not in its text as this format writes it",
+                    chip.index
+                )));
+            };
+            from = at + head.len();
+        }
+        Ok(())
+    }
+
+    /// In a follow-up turn, [`OmitReason::AlreadyInContext`] if an earlier turn's block has
+    /// the same source URL and content as `result`; `None` otherwise, and always outside a
+    /// follow-up turn. The content is fingerprinted only if a URL matches.
+    pub(super) fn in_earlier_turn(&self, result: &MentorRagResult) -> Option<OmitReason> {
+        let mut earlier = self.citations[..self.earlier_blocks]
+            .iter()
+            .filter(|chip| chip.source_url == result.source_url)
+            .peekable();
+        earlier.peek()?;
+        let fingerprint = Fingerprint::of(&result.content);
+        earlier
+            .any(|chip| chip.fingerprint == fingerprint)
+            .then_some(OmitReason::AlreadyInContext)
+    }
+
+    /// The recount of a follow-up turn whose joins are not exact: as
+    /// [`recount`](Self::recount), but only this turn's blocks are dropped. The earlier text
+    /// alone, `old_tokens`, was counted within the budget, so dropping them all is always
+    /// enough.
+    fn recount_new_blocks(&mut self, old_tokens: usize) -> usize {
+        loop {
+            if self.citations.len() == self.earlier_blocks {
+                return old_tokens;
+            }
+            // A stretch the tokenizer cannot be handed safely does not fit either.
+            let count = self.meter.count(&self.text);
+            if let Some(count) = count.filter(|&count| count <= self.config.budget) {
+                return count;
+            }
+            let Some(chip) = self.citations.pop() else {
+                return old_tokens;
+            };
+            self.omitted.insert(
+                0,
+                Omission {
+                    title: chip.title.map(Into::into),
+                    source_url: chip.source_url.map(Into::into),
+                    score: chip.score,
+                    reason: OmitReason::DidNotFit,
+                    input_index: chip.input_index,
+                },
+            );
+            // Joins: the previous text's end, then a start and a body start per new block.
+            let kept = 1 + 2 * (self.citations.len() - self.earlier_blocks);
+            self.text.truncate(self.joins[kept]);
+            self.joins.truncate(kept);
+            self.joins.push(self.text.len());
+            self.text.push_str(&self.frame.close);
+        }
+    }
+}
+
+fn mismatch(problem: String) -> Error {
+    Error::PreviousTurnMismatch { problem }
+}

@@ -1,0 +1,303 @@
+//! Markers resolved to chips: which chips an answer cites, in which order, how often and
+//! where; which markers point at nothing; and the answer renumbered.
+
+use serde::{Deserialize, Serialize};
+
+use super::markers::{Item, Marker, Scanner};
+use super::stream::{CitationEvent, CitationStream};
+use crate::context::{AssembledContext, Citation};
+
+/// The widest range read: `[1-1000]` cites up to a thousand chips, `[1-1001]` is an unknown
+/// marker. Bounds the work a marker can cause, whatever its numbers.
+pub const MAX_RANGE: usize = 1000;
+
+/// Where a marker is in the answer: bytes `start..end` of the original answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Span {
+    /// The byte offset of its opening bracket.
+    pub start: usize,
+    /// The byte offset just after its closing bracket.
+    pub end: usize,
+}
+
+/// A chip the answer cites.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct CitedChip {
+    /// The chip, as in the context.
+    pub citation: Citation,
+    /// Its number in order of first citation, from 1: its marker in the renumbered answer.
+    pub new_index: usize,
+    /// How many markers cite it (`[1, 1]` counts once).
+    pub count: usize,
+    /// Where those markers are, in answer order.
+    pub spans: Vec<Span>,
+}
+
+/// A marker that cites a number no chip has (or a range that is reversed or wider than
+/// [`MAX_RANGE`]): a hallucinated source.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct UnknownMarker {
+    /// The whole marker, brackets included, as in the answer (`[2, 9]` when only 9 is
+    /// unknown; its known numbers are still cited).
+    pub marker: String,
+    /// The byte offset of its opening bracket in the answer.
+    pub at: usize,
+}
+
+/// What an answer cites.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Resolution {
+    /// The cited chips, in order of first citation.
+    pub cited: Vec<CitedChip>,
+    /// Markers that point at no chip, in answer order.
+    pub unknown: Vec<UnknownMarker>,
+    /// With renumbering on, the answer with every known number replaced by its chip's
+    /// `new_index` (unknown numbers stay as they are: they are 0 or above every chip's
+    /// number, so they cannot be mistaken for a new one). `None` with renumbering off.
+    pub answer: Option<String>,
+}
+
+/// Reads answers for the markers of one context's chips.
+///
+/// ```
+/// use mentor_context::{ContextBuilder, MentorRagResult, Resolver};
+///
+/// let results = [
+///     MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9).with_title("Prices"),
+///     MentorRagResult::from_content("Plan A is free.", 0.8).with_title("Plans"),
+/// ];
+/// let context = ContextBuilder::new(300).build()?.assemble(&results);
+/// let answer = "Plan A is free [2]; Plan B costs 12 EUR [1][2]. See `x[1]` and [7].";
+/// let resolution = Resolver::for_context(&context).renumber(true).resolve(answer);
+/// assert_eq!(resolution.cited[0].citation.title.as_deref(), Some("Plans"));
+/// assert_eq!(resolution.cited[0].count, 2);
+/// assert_eq!(resolution.unknown[0].marker, "[7]");
+/// assert_eq!(
+///     resolution.answer.as_deref(),
+///     Some("Plan A is free [1]; Plan B costs 12 EUR [2][1]. See `x[1]` and [7].")
+/// );
+/// # Ok::<(), mentor_context::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Resolver<'c> {
+    chips: &'c [Citation],
+    renumber: bool,
+}
+
+impl<'c> Resolver<'c> {
+    /// A resolver for `chips` (a chip's marker is its `index`), renumbering off.
+    #[must_use]
+    pub fn new(chips: &'c [Citation]) -> Resolver<'c> {
+        Resolver {
+            chips,
+            renumber: false,
+        }
+    }
+
+    /// A resolver for the chips of `context`.
+    #[must_use]
+    pub fn for_context(context: &'c AssembledContext<'_>) -> Resolver<'c> {
+        Resolver::new(&context.citations)
+    }
+
+    /// Whether to renumber the answer 1..k in order of first citation (default off).
+    #[must_use]
+    pub fn renumber(mut self, renumber: bool) -> Resolver<'c> {
+        self.renumber = renumber;
+        self
+    }
+
+    /// Resolves a whole answer.
+    #[must_use]
+    pub fn resolve(&self, answer: &str) -> Resolution {
+        let mut stream = self.stream();
+        let _ = stream.push(answer);
+        stream.finish().1
+    }
+
+    /// A resolver for an answer that arrives in chunks; see [`CitationStream`].
+    #[must_use]
+    pub fn stream(&self) -> CitationStream<'c> {
+        CitationStream::new(Scanner::new(), Tally::new(self.chips), self.renumber)
+    }
+}
+
+/// The citations read so far.
+#[derive(Debug)]
+pub(crate) struct Tally<'c> {
+    chips: &'c [Citation],
+    /// `(index, position in chips)`, sorted: a chip by its marker number.
+    by_index: Vec<(usize, usize)>,
+    /// For each chip, its position in `cited` once cited.
+    slot: Vec<Option<usize>>,
+    cited: Vec<CitedChip>,
+    unknown: Vec<UnknownMarker>,
+}
+
+impl<'c> Tally<'c> {
+    pub(crate) fn new(chips: &'c [Citation]) -> Tally<'c> {
+        let mut by_index: Vec<(usize, usize)> = chips
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.index, i))
+            .collect();
+        by_index.sort_unstable();
+        Tally {
+            chips,
+            by_index,
+            slot: vec![None; chips.len()],
+            cited: Vec::new(),
+            unknown: Vec::new(),
+        }
+    }
+
+    /// The chip with marker number `n` (the first, should two share it).
+    fn lookup(&self, n: usize) -> Option<usize> {
+        let at = self.by_index.partition_point(|&(index, _)| index < n);
+        self.by_index
+            .get(at)
+            .filter(|&&(index, _)| index == n)
+            .map(|&(_, chip)| chip)
+    }
+
+    /// The numbers `item` cites, or `None` for a reversed or too wide range.
+    fn numbers(item: &Item) -> Option<std::ops::RangeInclusive<usize>> {
+        let last = item.last.unwrap_or(item.first);
+        (last >= item.first && last - item.first < MAX_RANGE).then_some(item.first..=last)
+    }
+
+    /// Records `marker`, noting what happened in `events`, and writes it to `out`:
+    /// renumbered if `renumber`, else as it was.
+    pub(crate) fn record(
+        &mut self,
+        marker: &Marker,
+        renumber: bool,
+        out: &mut String,
+        events: &mut Vec<CitationEvent>,
+    ) {
+        let span = Span {
+            start: marker.at,
+            end: marker.at + marker.text.len(),
+        };
+        let mut known = true;
+        // Chips this marker already cited: `[1, 1]` and `[1, 1-2]` count once.
+        let mut seen: Vec<usize> = Vec::new();
+        for item in &marker.items {
+            let Some(numbers) = Self::numbers(item) else {
+                known = false;
+                continue;
+            };
+            for n in numbers {
+                let Some(chip) = self.lookup(n) else {
+                    known = false;
+                    continue;
+                };
+                if seen.contains(&chip) {
+                    continue;
+                }
+                seen.push(chip);
+                let first = self.slot[chip].is_none();
+                let slot = *self.slot[chip].get_or_insert(self.cited.len());
+                if first {
+                    self.cited.push(CitedChip {
+                        citation: self.chips[chip].clone(),
+                        new_index: slot + 1,
+                        count: 0,
+                        spans: Vec::new(),
+                    });
+                }
+                let cited = &mut self.cited[slot];
+                cited.count += 1;
+                cited.spans.push(span);
+                events.push(CitationEvent::Cited {
+                    index: cited.citation.index,
+                    new_index: cited.new_index,
+                    first,
+                    span,
+                });
+            }
+        }
+        if !known {
+            let unknown = UnknownMarker {
+                marker: marker.text.clone(),
+                at: marker.at,
+            };
+            events.push(CitationEvent::Unknown(unknown.clone()));
+            self.unknown.push(unknown);
+        }
+        if renumber {
+            self.write_renumbered(marker, out);
+        } else {
+            out.push_str(&marker.text);
+        }
+    }
+
+    /// The new number for `n`: its chip's `new_index` once cited, else `n` as it was.
+    fn new_number(&self, n: usize) -> usize {
+        self.lookup(n)
+            .and_then(|chip| self.slot[chip])
+            .map_or(n, |slot| slot + 1)
+    }
+
+    /// Writes `marker` with its numbers replaced, keeping its brackets, spaces and dashes. A
+    /// range whose new numbers no longer run on (`[3-5]` to 2, 1, 3) becomes a list.
+    fn write_renumbered(&self, marker: &Marker, out: &mut String) {
+        let text = marker.text.as_str();
+        let mut copied = 0;
+        for item in &marker.items {
+            let Some(numbers) = Self::numbers(item) else {
+                continue;
+            };
+            let new: Vec<usize> = numbers.clone().map(|n| self.new_number(n)).collect();
+            if new.iter().copied().eq(numbers) {
+                // Nothing changes: keep the item as written (`[07]` stays `[07]`).
+                continue;
+            }
+            let runs_on = new.windows(2).all(|pair| pair[1] == pair[0] + 1);
+            out.push_str(&text[copied..item.first_at.start]);
+            match &item.last_at {
+                Some(last_at) if runs_on => {
+                    push_number(out, new[0]);
+                    out.push_str(&text[item.first_at.end..last_at.start]);
+                    push_number(out, new[new.len() - 1]);
+                    copied = last_at.end;
+                }
+                Some(last_at) => {
+                    for (i, &n) in new.iter().enumerate() {
+                        if i > 0 {
+                            out.push_str(", ");
+                        }
+                        push_number(out, n);
+                    }
+                    copied = last_at.end;
+                }
+                None => {
+                    push_number(out, new[0]);
+                    copied = item.first_at.end;
+                }
+            }
+        }
+        out.push_str(&text[copied..]);
+    }
+
+    /// The resolution of everything recorded.
+    pub(crate) fn into_resolution(self, answer: Option<String>) -> Resolution {
+        Resolution {
+            cited: self.cited,
+            unknown: self.unknown,
+            answer,
+        }
+    }
+}
+
+fn push_number(out: &mut String, n: usize) {
+    use std::fmt::Write;
+    let _ = write!(out, "{n}");
+}
