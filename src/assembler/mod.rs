@@ -7,6 +7,8 @@
 
 mod cut;
 mod frame;
+#[cfg(feature = "rayon")]
+mod many;
 mod placing;
 mod recount;
 mod selection;

@@ -6,18 +6,22 @@
 //! whole. The last one is what lets the assembler count each block once and still report the
 //! exact count of the assembled text: blocks are joined only at such positions.
 //!
-//! Backends sit one to a file: [`Encoding`] (tiktoken-rs) and, with the `bpe-openai`
-//! feature, `FastEncoding`; the exact-split rule of OpenAI's patterns is in `split_rule.rs`.
+//! [`Encoding`] names the vocabulary (`encoding.rs`); an [`Engine`] is the code that counts it
+//! (`engine.rs`, with [`OpenAiTokenizer`], the pair). The engines sit one to a file:
+//! `bpe_openai.rs` (the default where it ships the encoding) and `tiktoken.rs` (the
+//! reference). The exact-split rule of OpenAI's patterns is in `split_rule.rs`.
 
-#[cfg(feature = "bpe-openai")]
 mod bpe_openai;
+mod encoding;
+mod engine;
 mod split_rule;
 mod tiktoken;
 
-#[cfg(feature = "bpe-openai")]
+#[allow(deprecated)]
 pub use bpe_openai::FastEncoding;
+pub use encoding::Encoding;
+pub use engine::{Engine, OpenAiTokenizer};
 pub use split_rule::openai_splits_exactly;
-pub use tiktoken::Encoding;
 
 /// Counts tokens the way the model will.
 ///
