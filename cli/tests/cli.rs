@@ -34,8 +34,9 @@ const REPORT_KEYS: [&str; 6] = [
 ];
 
 /// The keys of a `bench --json` report, sorted.
-const BENCH_KEYS: [&str; 6] = [
+const BENCH_KEYS: [&str; 7] = [
     "bytesTokenized",
+    "floorNs",
     "iterations",
     "maxNs",
     "medianNs",
