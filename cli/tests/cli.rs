@@ -6,6 +6,8 @@
 // modules next to it, where Cargo would take them for test crates of their own.
 #[path = "cli/bad_input.rs"]
 mod bad_input;
+#[path = "cli/batch.rs"]
+mod batch;
 #[path = "cli/success.rs"]
 mod success;
 
