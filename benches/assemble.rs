@@ -14,8 +14,9 @@
 //!   over 500 distinct results (o200k);
 //! - `inputs`: `ours/<n>` for 5, 50, 500 and 5,000 results, and `ours/10mb` for one 10 MB
 //!   result, all at 4,000 tokens (o200k);
-//! - `backend/{english,multilingual}/{o200k,cl100k}` (with `--features bpe-openai`):
-//!   `tiktoken` and `bpe-openai`, the same cold assembly counted by each backend.
+//! - `backend/{english,multilingual}/{o200k,cl100k}`: `tiktoken` and `bpe-openai`, the same
+//!   cold assembly counted by each engine, and `own-floor`, one bpe-openai encode of the
+//!   text, timed in alternation with `bpe-openai`.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -313,40 +314,58 @@ fn inputs(c: &mut Criterion) {
     group.finish();
 }
 
-/// Target 6: the same assembly counted by the optional `bpe-openai` backend
-/// (`cargo bench --features bpe-openai`).
-#[cfg(feature = "bpe-openai")]
+/// Target 6: the engines. `cold/*/ours` counts with the default engine (bpe-openai); here
+/// `tiktoken` is the same cold assembly counted by the reference engine, `bpe-openai` the
+/// default one again, and `own-floor` one bpe-openai encode of the text it produced, timed in
+/// alternation with `bpe-openai`.
 fn backend(c: &mut Criterion) {
-    use mentor_context::FastEncoding;
+    use mentor_context::{Engine, TokenCounter};
     for name in ["english", "multilingual"] {
         let results = fixture(name);
         for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
-            let tiktoken = assembler(BUDGET, encoding);
-            let fast = FastEncoding::try_from(encoding).expect("bpe-openai ships it");
-            let bpe_openai = builder(BUDGET, encoding)
-                .tokenizer(fast)
+            assert_eq!(encoding.default_engine(), Engine::BpeOpenai);
+            let fast = assembler(BUDGET, encoding);
+            let reference = builder(BUDGET, encoding)
+                .tokenizer(
+                    encoding
+                        .with_engine(Engine::Tiktoken)
+                        .expect("it ships all"),
+                )
                 .build()
                 .expect("valid configuration");
             assert_eq!(
-                bpe_openai.assemble(&results),
-                tiktoken.assemble(&results),
-                "the backends disagree"
+                fast.assemble(&results),
+                reference.assemble(&results),
+                "the engines disagree"
             );
+            let text = fast.assemble(&results).text;
+            let own = encoding
+                .with_engine(Engine::BpeOpenai)
+                .expect("it ships it");
             let mut group = c.benchmark_group(format!("backend/{name}/{}", short_name(encoding)));
             configure(&mut group);
             group.bench_function("tiktoken", |b| {
-                b.iter(|| tiktoken.assemble(black_box(&results)));
+                b.iter(|| reference.assemble(black_box(&results)));
             });
+            let assemble = || {
+                black_box(fast.assemble(black_box(&results)));
+            };
+            let mut lengths = Vec::new();
+            let mut encode = || {
+                lengths.clear();
+                own.token_lengths(black_box(&text), &mut lengths);
+                black_box(&lengths);
+            };
             group.bench_function("bpe-openai", |b| {
-                b.iter(|| bpe_openai.assemble(black_box(&results)));
+                b.iter_custom(|iters| interleaved(iters, assemble, &mut encode));
+            });
+            group.bench_function("own-floor", |b| {
+                b.iter_custom(|iters| interleaved(iters, &mut encode, assemble));
             });
             group.finish();
         }
     }
 }
-
-#[cfg(not(feature = "bpe-openai"))]
-fn backend(_: &mut Criterion) {}
 
 criterion_group!(benches, cold, warm, budget, inputs, backend);
 criterion_main!(benches);

@@ -17,6 +17,14 @@ pub enum Error {
         /// The name given.
         name: String,
     },
+    /// An engine asked to count an encoding it does not ship.
+    #[error("the {engine} engine has no {encoding} (choose the tiktoken engine)")]
+    EngineLacksEncoding {
+        /// The engine's name, such as `"bpe-openai"`.
+        engine: &'static str,
+        /// The encoding's name, such as `"p50k_base"`.
+        encoding: &'static str,
+    },
     /// A model name whose encoding is unknown.
     #[error("unknown model `{model}`: no known encoding (name an encoding instead)")]
     UnknownModel {

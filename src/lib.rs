@@ -46,8 +46,10 @@
 //!   [`Citation`] chips and the [`Omission`]s.
 //! - [`Format`]: how a block looks. [`PlainFormat`] (default) and [`XmlFormat`] ship;
 //!   [`BuiltinFormat`] picks one by name at run time; implement the trait for your own.
-//! - [`TokenCounter`]: how tokens are counted. [`Encoding`] covers OpenAI's encodings
-//!   through tiktoken-rs; implement the trait for any other tokenizer.
+//! - [`TokenCounter`]: how tokens are counted. [`Encoding`] covers OpenAI's encodings, counted
+//!   by default with GitHub's `bpe-openai` (`o200k_base`, `cl100k_base`) or tiktoken-rs
+//!   (`p50k_base`, `r50k_base`); [`Encoding::with_engine`] picks the [`Engine`] explicitly.
+//!   Implement the trait for any other tokenizer.
 //! - [`Overflow`] and [`Duplicates`]: what happens to the block that does not fit, and to
 //!   repeated results. [`TokenCache`] remembers counts across requests.
 //!
@@ -62,10 +64,42 @@
 //! - content, titles, URLs and metadata cannot forge a block, a marker or a closing tag;
 //! - no input panics; a result is tokenized only as far as could still fit.
 //!
+//! # Many requests at once
+//!
+//! An [`Assembler`] is `Send + Sync` and assembling only reads it, so a benchmark harness or a
+//! batch job shares one across threads. With the `rayon` feature, `Assembler::assemble_many`
+//! assembles a slice of requests on rayon's pool and returns the contexts in order. Without
+//! it, scoped threads from the standard library do the same:
+//!
+//! ```
+//! use mentor_context::{AssembledContext, ContextBuilder, MentorRagResult};
+//!
+//! let assembler = ContextBuilder::new(200).build()?;
+//! let requests: Vec<Vec<MentorRagResult>> = (0..100)
+//!     .map(|i| vec![MentorRagResult::from_content(format!("Document {i}."), 0.5)])
+//!     .collect();
+//!
+//! let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+//! let per_thread = requests.len().div_ceil(threads);
+//! let contexts: Vec<AssembledContext> = std::thread::scope(|scope| {
+//!     let workers: Vec<_> = requests
+//!         .chunks(per_thread)
+//!         .map(|chunk| {
+//!             let assembler = &assembler;
+//!             scope.spawn(move || chunk.iter().map(|r| assembler.assemble(r)).collect::<Vec<_>>())
+//!         })
+//!         .collect();
+//!     workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
+//! });
+//! assert!(contexts[42].text.contains("Document 42."));
+//! # Ok::<(), mentor_context::Error>(())
+//! ```
+//!
 //! # Features
 //!
-//! - `bpe-openai`: [`FastEncoding`], the same counts as [`Encoding`] for `o200k_base` and
-//!   `cl100k_base` with GitHub's faster `bpe-openai` crate.
+//! - `rayon`: [`Assembler::assemble_many`], assembling many requests on rayon's thread pool.
+//! - `bpe-openai`: no longer needed (`bpe-openai` is the default engine); kept so that
+//!   `--features bpe-openai` still builds.
 //!
 //! # Minimum Rust version
 //!
@@ -107,7 +141,7 @@ pub use format::{
 pub use options::{Duplicates, Overflow};
 pub use provenance::Fingerprint;
 pub use record::{MentorRagResult, Metadata, parse_results};
-#[cfg(feature = "bpe-openai")]
-#[cfg_attr(docsrs, doc(cfg(feature = "bpe-openai")))]
+#[allow(deprecated)]
 pub use tokenizer::FastEncoding;
-pub use tokenizer::{Encoding, TokenCounter, openai_splits_exactly};
+pub use tokenizer::{DEFAULT_MAX_CALL_BYTES, Encoding, TokenCounter, openai_splits_exactly};
+pub use tokenizer::{Engine, OpenAiTokenizer};

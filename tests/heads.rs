@@ -7,12 +7,13 @@ mod common;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mentor_context::{
-    BuiltinFormat, ContextBuilder, Encoding, MentorRagResult, OmitReason, Overflow, TokenCounter,
+    BuiltinFormat, ContextBuilder, Encoding, Engine, MentorRagResult, OmitReason, Overflow,
+    TokenCounter,
 };
 use proptest::prelude::*;
 
-/// The most bytes the assembler hands a tokenizer in one call (`MAX_CALL_BYTES`).
-const CALL_CAP: usize = 64 * 1024;
+/// The most bytes the assembler hands a tokenizer in one call, unless it says otherwise.
+const CALL_CAP: usize = mentor_context::DEFAULT_MAX_CALL_BYTES;
 
 /// A result whose `field` holds `text`, with a short body.
 fn with_head_field(field: &str, text: &str) -> MentorRagResult {
@@ -32,28 +33,35 @@ fn megabyte_head_fields_never_panic_and_cost_follows_the_budget() {
     for field in ["title", "url", "key", "value"] {
         for filler in [' ', '\u{3000}'] {
             let results = [with_head_field(field, &run_of(filler))];
-            for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+            let tokenizers = [Encoding::O200kBase, Encoding::Cl100kBase]
+                .into_iter()
+                .flat_map(|e| Engine::ALL.map(|engine| e.with_engine(engine).unwrap()));
+            for tokenizer in tokenizers {
                 for budget in [0, 7, 100, 1 << 32] {
                     for format in BuiltinFormat::ALL {
                         for overflow in [Overflow::Truncate, Overflow::Skip] {
                             let assembler = ContextBuilder::new(budget)
-                                .encoding(encoding)
+                                .tokenizer(tokenizer)
                                 .format(format)
                                 .overflow(overflow)
                                 .build()
                                 .unwrap();
                             let (context, stats) = assembler.assemble_with_stats(&results);
                             let xml = format == BuiltinFormat::Xml;
-                            common::check_invariants(&context, &results, &encoding, xml, None);
-                            // A 64 KiB stretch without a split point does not fit, so the
-                            // megabyte head is left out; finding that out costs a few calls
-                            // of what could still fit, never the megabyte.
-                            assert_eq!(context.omitted[0].reason, OmitReason::DidNotFit);
-                            let reach = (budget.saturating_add(1) * 128).min(CALL_CAP);
-                            let bound = 4 * reach + 4096;
+                            common::check_invariants(&context, &results, &tokenizer, xml, None);
+                            // Finding out whether the head fits costs a few calls of what
+                            // could still fit (a token spans 128 bytes at most), never the
+                            // megabyte unless it fits. With tiktoken-rs a stretch without a
+                            // split point longer than a call (64 KiB) does not fit at all.
+                            if tokenizer.engine() == Engine::Tiktoken || budget < 1 << 20 {
+                                assert_eq!(context.omitted[0].reason, OmitReason::DidNotFit);
+                            }
+                            let reach =
+                                (budget.saturating_add(1) * 128).min(tokenizer.max_call_bytes());
+                            let bound = 2 * context.text.len() + 4 * reach + 4096;
                             assert!(
                                 stats.bytes_tokenized <= bound,
-                                "{field} {filler:?} {encoding} {budget} {format} {overflow}: \
+                                "{field} {filler:?} {tokenizer:?} {budget} {format} {overflow}: \
                                  {} bytes tokenized, bound {bound}",
                                 stats.bytes_tokenized
                             );
@@ -70,19 +78,6 @@ fn megabyte_head_fields_never_panic_and_cost_follows_the_budget() {
 struct OnlyRequired {
     inner: Encoding,
     longest_call: AtomicUsize,
-    cap: usize,
-    exact_splits: bool,
-}
-
-impl OnlyRequired {
-    fn new(cap: usize, exact_splits: bool) -> OnlyRequired {
-        OnlyRequired {
-            inner: Encoding::O200kBase,
-            longest_call: AtomicUsize::new(0),
-            cap,
-            exact_splits,
-        }
-    }
 }
 
 impl TokenCounter for OnlyRequired {
@@ -93,20 +88,38 @@ impl TokenCounter for OnlyRequired {
         self.longest_call.fetch_max(text.len(), Ordering::Relaxed);
         self.inner.token_lengths(text, lengths);
     }
+}
+
+/// Wraps an encoding with its exact splits and a call limit of `cap` bytes, recording the
+/// longest call: to run the call-limit logic at small sizes.
+struct Capped {
+    inner: Encoding,
+    longest_call: AtomicUsize,
+    cap: usize,
+}
+
+impl TokenCounter for Capped {
+    fn name(&self) -> &str {
+        "capped"
+    }
+    fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>) {
+        self.longest_call.fetch_max(text.len(), Ordering::Relaxed);
+        self.inner.token_lengths(text, lengths);
+    }
     fn count(&self, text: &str) -> usize {
         self.longest_call.fetch_max(text.len(), Ordering::Relaxed);
         self.inner.count(text)
     }
     fn splits_exactly(&self, text: &str, at: usize) -> bool {
-        self.exact_splits && self.inner.splits_exactly(text, at)
+        self.inner.splits_exactly(text, at)
     }
     fn max_call_bytes(&self) -> usize {
         self.cap
     }
 }
 
-/// A counter that leaves every optional method at its default ("calls of any size", "no
-/// exact splits") still gets calls of at most 64 KiB: a wrapper around tiktoken-rs crashed on
+/// A counter that leaves every optional method at its default ("no exact splits", the
+/// default call limit) gets calls of at most 64 KiB: a wrapper around tiktoken-rs crashed on
 /// a megabyte of spaces before the assembler capped calls itself.
 #[test]
 fn a_custom_counter_gets_bounded_calls_whatever_it_says() {
@@ -116,7 +129,10 @@ fn a_custom_counter_gets_bounded_calls_whatever_it_says() {
         MentorRagResult::from_content("A normal document.", 0.5),
     ];
     for budget in [10, 4000, 1 << 20] {
-        let counter = std::sync::Arc::new(OnlyRequired::new(usize::MAX, false));
+        let counter = std::sync::Arc::new(OnlyRequired {
+            inner: Encoding::O200kBase,
+            longest_call: AtomicUsize::new(0),
+        });
         let assembler = ContextBuilder::new(budget)
             .tokenizer(counter.clone())
             .build()
@@ -266,11 +282,14 @@ fn an_xml_parser_sees_exactly_the_documents_in_the_text() {
 }
 
 /// The minimum-truncation sum at usize::MAX: it wrapped (a debug build panicked), and a block
-/// that could not meet the minimum was cut anyway.
+/// that could not meet the minimum was cut anyway. (With tiktoken-rs, which cuts a stretch
+/// of more than 64 KiB without a split point, so the block must be cut to fit at all.)
 #[test]
 fn sums_at_the_limits_leave_the_block_out() {
     let results = [MentorRagResult::from_content("中文字符".repeat(6000), 1.0)];
+    let tiktoken = Encoding::O200kBase.with_engine(Engine::Tiktoken).unwrap();
     let assembler = ContextBuilder::new(usize::MAX)
+        .tokenizer(tiktoken)
         .min_truncated_tokens(usize::MAX)
         .build()
         .unwrap();
@@ -357,7 +376,11 @@ proptest! {
         first.title = title;
         first.source_url = url;
         let results = [first, MentorRagResult::from_content("Second.", 0.5)];
-        let counter = std::sync::Arc::new(OnlyRequired::new(cap, true));
+        let counter = std::sync::Arc::new(Capped {
+            inner: Encoding::O200kBase,
+            longest_call: AtomicUsize::new(0),
+            cap,
+        });
         let format = if xml { BuiltinFormat::Xml } else { BuiltinFormat::Plain };
         let assembler = ContextBuilder::new(budget)
             .tokenizer(counter.clone())

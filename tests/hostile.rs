@@ -6,7 +6,8 @@ mod common;
 use std::sync::Arc;
 
 use mentor_context::{
-    AssembledContext, ContextBuilder, Encoding, Error, MentorRagResult, Overflow, XmlFormat,
+    AssembledContext, ContextBuilder, Encoding, Engine, Error, MentorRagResult, Overflow,
+    TokenCounter, XmlFormat,
 };
 
 fn result(content: &str, title: Option<&str>, score: f32) -> MentorRagResult {
@@ -137,23 +138,27 @@ fn megabyte_runs_never_panic_and_stay_exact() {
             result(&content, Some(name), 0.8),
             result("A normal last document.", Some("Last"), 0.1),
         ];
-        for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+        // Both engines: tiktoken-rs is handed 64 KiB at a time, bpe-openai whole stretches.
+        let tokenizers = [Encoding::O200kBase, Encoding::Cl100kBase]
+            .into_iter()
+            .flat_map(|e| Engine::ALL.map(|engine| e.with_engine(engine).unwrap()));
+        for encoding in tokenizers {
             for budget in [40, 4_000, 100_000] {
                 for overflow in [Overflow::Truncate, Overflow::Skip] {
                     let builder = ContextBuilder::new(budget)
-                        .encoding(encoding)
+                        .tokenizer(encoding)
                         .overflow(overflow);
                     let (context, stats) = builder.build().unwrap().assemble_with_stats(&results);
                     common::check_invariants(&context, &results, &encoding, false, None);
                     // Bounded work: what the text holds, plus a few attempts at what could
-                    // still fit (a token spans 128 bytes at most, and a call 64 KiB), never
-                    // the megabyte of input.
+                    // still fit (a token spans 128 bytes at most, and a call what the
+                    // engine takes), never the megabyte of input.
                     let bytes = stats.bytes_tokenized;
-                    let reach = ((budget + 1) * 128).min(64 * 1024);
+                    let reach = ((budget + 1) * 128).min(encoding.max_call_bytes());
                     let bound = 2 * context.text.len() + 4 * reach + 4096;
                     assert!(
                         bytes <= bound,
-                        "{name}, {encoding}, budget {budget}: tokenized {bytes} bytes, bound {bound}"
+                        "{name}, {encoding:?}, budget {budget}: tokenized {bytes} bytes, bound {bound}"
                     );
                 }
             }

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
+use mentor_context::Engine;
 use mentor_context::{
     Assembler, BuiltinFormat, ContextBuilder, Duplicates, Encoding, Error, Overflow,
 };
@@ -42,6 +43,8 @@ pub(crate) enum Command {
     /// Read a model's answer against an `assemble --json` report: which chips it cites, in
     /// order of first citation, and which markers point at no chip (one JSON line).
     Cite(crate::cite::CiteArgs),
+    /// Assemble many requests: JSON Lines in, one JSON report line out per request, in order.
+    Batch(BatchArgs),
 }
 
 #[derive(Debug, Args)]
@@ -73,7 +76,8 @@ pub(crate) struct BenchArgs {
     #[arg(long, value_name = "N", default_value_t = 200, value_parser = parse_iterations)]
     pub(crate) iterations: usize,
 
-    /// Print one JSON object with the keys iterations, minNs, medianNs, maxNs, tokenCount and
+    /// Print one JSON object with the keys iterations, minNs, medianNs, maxNs, floorNs (one
+    /// encode of the produced text by the same engine, timed in alternation), tokenCount and
     /// bytesTokenized (then a newline) instead of readable lines.
     #[arg(long)]
     pub(crate) json: bool,
@@ -89,7 +93,31 @@ pub(crate) struct BenchArgs {
     pub(crate) file: PathBuf,
 }
 
-/// The options of the context builder, shared by `assemble` and `bench`.
+/// `batch`: each non-blank line is a JSON array of results, or an object
+/// {"id": any, "results": [...], "budget": N} whose id is echoed and whose budget overrides
+/// --budget. Each gives one line: the `assemble --json` report with "line" (the physical line,
+/// from 1) and "id", or {"line", "id", "error"} for a bad line; the run goes on. Exit status: 0
+/// if every line succeeded, 2 if some failed, 1 if the output could not be written.
+#[derive(Debug, Args)]
+pub(crate) struct BatchArgs {
+    #[command(flatten)]
+    pub(crate) build: BuildArgs,
+
+    /// Assemble this many lines at once [default: the number of cores]. The output is the
+    /// same, byte for byte, whatever the number.
+    #[arg(long, value_name = "N", value_parser = parse_jobs)]
+    pub(crate) jobs: Option<usize>,
+
+    /// Write the reports to this file instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) output: Option<PathBuf>,
+
+    /// The JSON Lines file; `-` or no FILE reads standard input.
+    #[arg(value_name = "FILE")]
+    pub(crate) file: Option<PathBuf>,
+}
+
+/// The options of the context builder, shared by `assemble`, `bench` and `batch`.
 #[derive(Debug, Args)]
 // The `--format` help shows the XML layout's tags as they are; they are not HTML.
 #[allow(rustdoc::invalid_html_tags)]
@@ -172,6 +200,12 @@ pub(crate) struct BuildArgs {
     /// or the budget if smaller].
     #[arg(long, value_name = "N", value_parser = parse_count)]
     min_truncated_tokens: Option<usize>,
+
+    /// Count with this engine: bpe-openai (the default for o200k_base and cl100k_base) or
+    /// tiktoken (the reference, and the default for p50k_base and r50k_base). Both give the
+    /// same counts.
+    #[arg(long, value_name = "NAME", value_parser = str::parse::<Engine>)]
+    engine: Option<Engine>,
 }
 
 /// The `--overflow` parser: the policies listed with their help (so `--help` explains each
@@ -200,6 +234,14 @@ fn parse_count(value: &str) -> Result<usize, String> {
     })
 }
 
+/// Parses `batch --jobs`: a count of threads, at least one.
+fn parse_jobs(value: &str) -> Result<usize, String> {
+    match parse_count(value)? {
+        0 => Err("expected at least 1".to_string()),
+        n => Ok(n),
+    }
+}
+
 /// The most timed runs `bench` takes: each keeps its time (8 bytes), and a million runs of
 /// even the smallest request already take seconds.
 pub(crate) const MAX_BENCH_ITERATIONS: usize = 1_000_000;
@@ -219,15 +261,28 @@ fn parse_iterations(value: &str) -> Result<usize, String> {
 
 impl BuildArgs {
     /// The builder these options describe, not yet validated.
-    pub(crate) fn builder(&self) -> ContextBuilder {
+    ///
+    /// # Errors
+    ///
+    /// A bad-input failure when `--engine` does not ship the encoding.
+    pub(crate) fn builder(&self) -> Result<ContextBuilder, Failure> {
         let duplicates = if self.keep_duplicates {
             Duplicates::Keep
         } else {
             Duplicates::Drop
         };
         // clap rejects --encoding with --model, so at most one of them is set.
-        ContextBuilder::new(self.budget)
-            .encoding(self.encoding.or(self.model).unwrap_or_default())
+        let encoding = self.encoding.or(self.model).unwrap_or_default();
+        let builder = ContextBuilder::new(self.budget);
+        let builder = match self.engine {
+            Some(engine) => builder.tokenizer(
+                encoding
+                    .with_engine(engine)
+                    .map_err(|err| Failure::bad_input(format!("--engine: {err}")))?,
+            ),
+            None => builder.encoding(encoding),
+        };
+        Ok(builder
             .format(self.format)
             .overflow(self.overflow)
             .duplicates(duplicates)
@@ -236,12 +291,12 @@ impl BuildArgs {
             .min_truncated_tokens(self.min_truncated_tokens)
             .hide_metadata_keys(&self.hide_metadata_key)
             // An empty header is no header, as no --header is.
-            .header(self.header.clone().unwrap_or_default())
+            .header(self.header.clone().unwrap_or_default()))
     }
 
     /// The validated assembler these options describe.
     pub(crate) fn assembler(&self) -> Result<Assembler, Failure> {
-        build(&self.builder())
+        build(&self.builder()?)
     }
 }
 
@@ -326,5 +381,7 @@ mod tests {
             );
         }
         assert!(parse_iterations("-1").unwrap_err().contains("negative"));
+        assert!(parse_jobs("0").unwrap_err().contains("at least 1"));
+        assert_eq!(parse_jobs("4"), Ok(4));
     }
 }

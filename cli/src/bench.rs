@@ -30,6 +30,10 @@ struct BenchReport {
     median_ns: u64,
     max_ns: u64,
     token_count: usize,
+    /// The median time of one encode of the produced text by the same engine, timed in
+    /// alternation with the assemblies so that a busy machine slows both alike:
+    /// `medianNs / floorNs` is what assembling costs over tokenizing the answer once.
+    floor_ns: u64,
     /// The bytes one timed assembly handed to the tokenizer (the last one's). It shows what
     /// the timings cannot show reliably: with `--cache`, how much counting the cache saved.
     bytes_tokenized: usize,
@@ -38,46 +42,63 @@ struct BenchReport {
 /// Runs `bench` and returns what to print.
 pub(crate) fn run(args: &BenchArgs) -> Result<String, Failure> {
     let cache = args.cache.then(|| TokenCache::new(BENCH_CACHE_BYTES));
-    let assembler = build(&args.build.builder().cache(cache))?;
+    let assembler = build(&args.build.builder()?.cache(cache))?;
     let results = Input::new(Some(args.file.as_path())).load()?;
     for _ in 0..WARM_UP_ASSEMBLIES {
         std::hint::black_box(assembler.assemble(&results));
     }
+    let tokenizer = assembler.tokenizer();
+    let text = assembler.assemble(&results).text;
+    let mut lengths = Vec::new();
     let mut times = Vec::with_capacity(args.iterations);
+    let mut floors = Vec::with_capacity(args.iterations);
     let mut token_count = 0;
     let mut bytes_tokenized = 0;
     for _ in 0..args.iterations {
         let start = Instant::now();
         let (context, stats) = assembler.assemble_with_stats(&results);
-        times.push(u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX));
+        times.push(elapsed_ns(start));
         token_count = context.token_count;
         bytes_tokenized = stats.bytes_tokenized;
         // Keeps the optimiser from discarding the assembly. The context is dropped here,
         // after the clock has stopped: freeing it is not part of assembling.
         std::hint::black_box(context);
+        lengths.clear();
+        let start = Instant::now();
+        tokenizer.token_lengths(std::hint::black_box(&text), &mut lengths);
+        floors.push(elapsed_ns(start));
+        std::hint::black_box(&lengths);
     }
     times.sort_unstable();
+    floors.sort_unstable();
     let report = BenchReport {
         iterations: times.len(),
         min_ns: times[0],
         median_ns: median(&times),
         max_ns: times[times.len() - 1],
         token_count,
+        floor_ns: median(&floors),
         bytes_tokenized,
     };
     if args.json {
         json_line(&report)
     } else {
         Ok(format!(
-            "iterations: {}\ntokens:     {}\ntokenized:  {} bytes\nmin:        {} ns\nmedian:     {} ns\nmax:        {} ns\n",
+            "iterations: {}\ntokens:     {}\ntokenized:  {} bytes\nmin:        {} ns\nmedian:     {} ns\nmax:        {} ns\nfloor:      {} ns\n",
             report.iterations,
             report.token_count,
             report.bytes_tokenized,
             report.min_ns,
             report.median_ns,
-            report.max_ns
+            report.max_ns,
+            report.floor_ns
         ))
     }
+}
+
+/// Nanoseconds since `start`.
+fn elapsed_ns(start: Instant) -> u64 {
+    u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// The median of sorted, non-empty `times`: the middle one, or the mean of the two middle

@@ -27,7 +27,7 @@ impl Input {
     }
 
     /// The name messages start with: the path as given, or `<stdin>`.
-    fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         match self {
             Input::Stdin => "<stdin>".to_string(),
             Input::File(path) => escape_name(&path.display().to_string()),
@@ -120,7 +120,7 @@ fn line_and_column(bytes: &[u8], at: usize) -> (usize, usize) {
 }
 
 /// A lowercase description of a read error, without the "(os error 2)" noise.
-fn io_problem(err: &io::Error) -> String {
+pub(crate) fn io_problem(err: &io::Error) -> String {
     match err.kind() {
         io::ErrorKind::NotFound => "no such file".to_string(),
         io::ErrorKind::PermissionDenied => "permission denied".to_string(),

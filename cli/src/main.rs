@@ -9,9 +9,12 @@
 //!
 //! The modules: [`args`] (the command line, and the options turned into an assembler),
 //! [`input`] (reading the results), [`output`] (writing, failures and exit codes) and
-//! [`bench`](mod@bench) (the `bench` subcommand) and [`cite`] (the `cite` subcommand).
+//! [`bench`](mod@bench) (the `bench` subcommand), [`cite`] (the `cite` subcommand) and
+//! [`batch`] (the `batch` subcommand, which streams its output as it goes rather than
+//! building it in full first).
 
 mod args;
+mod batch;
 mod bench;
 mod cite;
 mod input;
@@ -40,6 +43,8 @@ fn main() -> ExitCode {
         Command::Assemble(args) => assemble(args),
         Command::Bench(args) => bench::run(args),
         Command::Cite(args) => cite::run(args),
+        // Writes as it goes, and has its own exit codes.
+        Command::Batch(args) => return batch::run(args),
     };
     match output.and_then(|output| write_stdout(&output)) {
         Ok(()) => ExitCode::SUCCESS,

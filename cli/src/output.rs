@@ -33,7 +33,7 @@ impl Failure {
     }
 
     /// A failure to write the output: exit code [`EXIT_WRITE_FAILED`].
-    fn write_failed(message: String) -> Failure {
+    pub(crate) fn write_failed(message: String) -> Failure {
         Failure {
             code: EXIT_WRITE_FAILED,
             message,
@@ -55,7 +55,7 @@ pub(crate) fn error_line(message: &str) {
 
 /// `text` with every line break and other control character turned into a space, so that a
 /// message stays one line whatever a file name or parser message contains.
-fn one_line(text: &str) -> String {
+pub(crate) fn one_line(text: &str) -> String {
     text.chars()
         .map(|c| if breaks_line(c) { ' ' } else { c })
         .collect()

@@ -6,6 +6,8 @@
 // modules next to it, where Cargo would take them for test crates of their own.
 #[path = "cli/bad_input.rs"]
 mod bad_input;
+#[path = "cli/batch.rs"]
+mod batch;
 #[path = "cli/citations.rs"]
 mod citations;
 #[path = "cli/hostile.rs"]
@@ -38,8 +40,9 @@ const REPORT_KEYS: [&str; 6] = [
 ];
 
 /// The keys of a `bench --json` report, sorted.
-const BENCH_KEYS: [&str; 6] = [
+const BENCH_KEYS: [&str; 7] = [
     "bytesTokenized",
+    "floorNs",
     "iterations",
     "maxNs",
     "medianNs",

@@ -8,6 +8,8 @@
 mod cut;
 mod follow_up;
 mod frame;
+#[cfg(feature = "rayon")]
+mod many;
 mod placing;
 mod recount;
 mod selection;

@@ -20,15 +20,12 @@ use crate::tokenizer::TokenCounter;
 /// costs about 2 us on top of its bytes) at the price of tokenizing a little past the cut.
 const CHUNK_BYTES_PER_TOKEN: usize = 5;
 
+/// Bytes a measured stretch stays below the call limit, for the frame that follows a cut
+/// block's kept content in the same stretch (the newline ending it).
+const FRAME_SLACK_BYTES: usize = 256;
+
 /// The smallest chunk worth a call into the tokenizer.
 const MIN_CHUNK_BYTES: usize = 64;
-
-/// The most bytes the assembler hands a tokenizer in one call, whatever the tokenizer's own
-/// [`max_call_bytes`](TokenCounter::max_call_bytes) says: tiktoken-rs panics on about a
-/// million whitespace characters, and a custom counter wrapping it would too. Text is split
-/// for the tokenizer only at exact split points, so this bounds only a stretch without any;
-/// such a stretch longer than this does not fit, whatever the budget.
-pub(crate) const MAX_CALL_BYTES: usize = 64 * 1024;
 
 /// Tokens between the checkpoints the meter records inside a chunk. A cut re-tokenizes from
 /// the last checkpoint before it, so this bounds that work; recording costs a test per token
@@ -67,11 +64,12 @@ impl<'t> Meter<'t> {
         }
     }
 
-    /// The most bytes to hand the tokenizer in one call.
+    /// The most bytes to hand the tokenizer in one call: its own limit
+    /// ([`DEFAULT_MAX_CALL_BYTES`](crate::DEFAULT_MAX_CALL_BYTES) unless it promises more).
+    /// Text is split for it only at exact split points, so this bounds only a stretch without
+    /// any; such a stretch longer than this does not fit, whatever the budget.
     fn call_cap(&self) -> usize {
-        self.tokenizer
-            .max_call_bytes()
-            .clamp(MIN_CHUNK_BYTES, MAX_CALL_BYTES)
+        self.tokenizer.max_call_bytes().max(MIN_CHUNK_BYTES)
     }
 
     /// One call into the tokenizer; `text` is at most [`call_cap`](Self::call_cap) bytes, or
@@ -223,7 +221,13 @@ impl<'t> Meter<'t> {
     /// Measures `text` from the last checkpoint on.
     fn measure_from(&mut self, text: &str, room: usize, mark: Option<usize>) -> Option<usize> {
         let max_token = self.tokenizer.max_token_bytes().max(1);
-        let max_call = self.call_cap();
+        // Measure stretches a little shorter than a call may be: a cut block's body is
+        // counted again with its frame, and the newline that ends the kept content belongs
+        // to the same stretch.
+        let max_call = self
+            .call_cap()
+            .saturating_sub(FRAME_SLACK_BYTES)
+            .max(MIN_CHUNK_BYTES);
         loop {
             let from = self.checkpoints.last();
             if from.at == text.len() {
@@ -274,7 +278,8 @@ impl<'t> Meter<'t> {
     ) -> Option<usize> {
         let mut size = want;
         loop {
-            let end = text.floor_char_boundary((from.at + size.min(reach)).min(text.len()));
+            let end =
+                text.floor_char_boundary(from.at.saturating_add(size.min(reach)).min(text.len()));
             let end = if end == from.at {
                 text.ceil_char_boundary(from.at + 1)
             } else {
@@ -325,7 +330,9 @@ impl<'t> Meter<'t> {
             .take_while(|&at| at > pos)
             .find(exact);
         back.or_else(|| {
-            let limit = (target + (target - pos)).min(pos + cap).min(text.len());
+            let limit = (target + (target - pos))
+                .min(pos.saturating_add(cap))
+                .min(text.len());
             let limit = text.floor_char_boundary(limit).max(target);
             text[target..limit]
                 .char_indices()

@@ -1,22 +1,69 @@
-//! The same encodings, counted with GitHub's `bpe-openai` crate (feature `bpe-openai`).
+//! The `bpe-openai` engine: GitHub's `bpe-openai` crate, the default for `o200k_base` and
+//! `cl100k_base`.
 //!
-//! `bpe-openai` pre-tokenizes with the same patterns as tiktoken and encodes each piece with
-//! a faster byte-pair algorithm. Its counts match tiktoken-rs on every fixture and on
-//! arbitrary Unicode (`tests/bpe_openai.rs`), so the exact-split rule and every guarantee carry
-//! over unchanged.
+//! `bpe-openai` pre-tokenizes with the same patterns as tiktoken (with a linear-time regex
+//! engine, look-ahead emulated) and encodes each piece with a faster byte-pair algorithm. Its
+//! counts match tiktoken-rs on every fixture and on arbitrary Unicode (`tests/engines.rs`),
+//! so the exact-split rule and every guarantee carry over unchanged.
 
-use crate::tokenizer::{Encoding, TokenCounter, openai_splits_exactly};
+use super::{Encoding, Engine, OpenAiTokenizer, TokenCounter};
+
+/// No limit per call. A pre-tokenizer that cannot backtrack does not panic or stall on a
+/// long run without a break: 2 MB of spaces, newlines, one letter, digits, CJK or `"a\n"`
+/// pairs each take at most 0.4 s in one call, with no crash (measured for issue 10), about
+/// what tiktoken-rs takes for the same run in 64 KiB pieces. The assembler still hands over
+/// no more than could fit in the budget.
+pub(super) const MAX_CALL_BYTES: usize = usize::MAX;
+
+/// Whether `bpe-openai` ships `encoding`.
+pub(super) fn ships(encoding: Encoding) -> bool {
+    matches!(encoding, Encoding::O200kBase | Encoding::Cl100kBase)
+}
+
+/// The tokenizer of `encoding`, loaded on first use (about 70 ms for o200k_base).
+///
+/// # Panics
+///
+/// If `bpe-openai` does not ship `encoding`; [`OpenAiTokenizer::new`] rules that out.
+fn tokenizer(encoding: Encoding) -> &'static bpe_openai::Tokenizer {
+    match encoding {
+        Encoding::O200kBase => bpe_openai::o200k_base(),
+        Encoding::Cl100kBase => bpe_openai::cl100k_base(),
+        other => unreachable!("bpe-openai has no {other}; OpenAiTokenizer::new checks"),
+    }
+}
+
+/// Loads the tokenizer of `encoding` now rather than on first use.
+pub(super) fn warm_up(encoding: Encoding) {
+    tokenizer(encoding);
+}
+
+/// Appends the byte length of each token of `text` to `lengths`.
+pub(super) fn token_lengths(encoding: Encoding, text: &str, lengths: &mut Vec<u32>) {
+    let tokenizer = tokenizer(encoding);
+    lengths.extend(tokenizer.split(text).flat_map(|piece| {
+        tokenizer
+            .bpe
+            .encode_via_backtracking(piece.as_bytes())
+            .into_iter()
+            // A token is at most 128 bytes.
+            .map(|token| u32::try_from(tokenizer.bpe.token_len(token)).unwrap_or(u32::MAX))
+    }));
+}
+
+/// The number of tokens of `text`.
+pub(super) fn count(encoding: Encoding, text: &str) -> usize {
+    tokenizer(encoding).count(text)
+}
 
 /// `o200k_base` or `cl100k_base`, counted with `bpe-openai`.
 ///
-/// ```
-/// use mentor_context::{ContextBuilder, Encoding, FastEncoding, TokenCounter};
-///
-/// let fast = FastEncoding::try_from(Encoding::O200kBase)?;
-/// assert_eq!(fast.count("hello world"), Encoding::O200kBase.count("hello world"));
-/// let builder = ContextBuilder::new(4000).tokenizer(fast);
-/// # Ok::<(), mentor_context::Error>(())
-/// ```
+/// Kept for code written before `bpe-openai` became the default engine: an [`Encoding`] now
+/// counts with it where it can, and [`Encoding::with_engine`] chooses the engine explicitly.
+#[deprecated(
+    since = "0.2.0",
+    note = "`Encoding` counts with bpe-openai by default; use `Encoding::with_engine` to choose"
+)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum FastEncoding {
@@ -26,15 +73,9 @@ pub enum FastEncoding {
     Cl100kBase,
 }
 
+#[allow(deprecated)]
 impl FastEncoding {
-    fn tokenizer(self) -> &'static bpe_openai::Tokenizer {
-        match self {
-            FastEncoding::O200kBase => bpe_openai::o200k_base(),
-            FastEncoding::Cl100kBase => bpe_openai::cl100k_base(),
-        }
-    }
-
-    /// The tiktoken-rs encoding this one counts like.
+    /// The encoding this one counts.
     #[must_use]
     pub fn encoding(self) -> Encoding {
         match self {
@@ -42,41 +83,40 @@ impl FastEncoding {
             FastEncoding::Cl100kBase => Encoding::Cl100kBase,
         }
     }
+
+    fn tokenizer(self) -> OpenAiTokenizer {
+        OpenAiTokenizer::with_supported_engine(self.encoding(), Engine::BpeOpenai)
+    }
 }
 
+#[allow(deprecated)]
 impl TryFrom<Encoding> for FastEncoding {
     type Error = crate::Error;
 
     /// # Errors
     ///
-    /// [`Error::UnknownEncoding`](crate::Error::UnknownEncoding) for `p50k_base` and
+    /// [`Error::EngineLacksEncoding`](crate::Error::EngineLacksEncoding) for `p50k_base` and
     /// `r50k_base`, which `bpe-openai` does not ship.
     fn try_from(encoding: Encoding) -> Result<Self, Self::Error> {
         match encoding {
             Encoding::O200kBase => Ok(FastEncoding::O200kBase),
             Encoding::Cl100kBase => Ok(FastEncoding::Cl100kBase),
-            other => Err(crate::Error::UnknownEncoding {
-                name: format!("{other} (bpe-openai ships only o200k_base and cl100k_base)"),
+            other => Err(crate::Error::EngineLacksEncoding {
+                engine: Engine::BpeOpenai.as_str(),
+                encoding: other.as_str(),
             }),
         }
     }
 }
 
+#[allow(deprecated)]
 impl TokenCounter for FastEncoding {
-    /// The encoding's own name: counts are the same as tiktoken-rs's, so reports and caches
-    /// need not tell the two apart.
     fn name(&self) -> &str {
         self.encoding().as_str()
     }
 
     fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>) {
-        let tokenizer = self.tokenizer();
-        lengths.extend(
-            tokenizer
-                .encode(text)
-                .into_iter()
-                .map(|token| tokenizer.bpe.token_len(token) as u32),
-        );
+        self.tokenizer().token_lengths(text, lengths);
     }
 
     fn count(&self, text: &str) -> usize {
@@ -84,14 +124,29 @@ impl TokenCounter for FastEncoding {
     }
 
     fn splits_exactly(&self, text: &str, at: usize) -> bool {
-        openai_splits_exactly(text, at)
+        self.tokenizer().splits_exactly(text, at)
     }
 
     fn max_token_bytes(&self) -> usize {
-        self.encoding().max_token_bytes()
+        self.tokenizer().max_token_bytes()
     }
 
     fn max_call_bytes(&self) -> usize {
-        self.encoding().max_call_bytes()
+        self.tokenizer().max_call_bytes()
+    }
+}
+
+#[cfg(test)]
+#[allow(deprecated)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_deprecated_fast_encoding_still_counts_with_bpe_openai() {
+        let fast = FastEncoding::try_from(Encoding::Cl100kBase).unwrap();
+        assert_eq!(fast, FastEncoding::Cl100kBase);
+        assert_eq!(fast.name(), "cl100k_base");
+        assert_eq!(fast.count("hello world"), 2);
+        assert!(FastEncoding::try_from(Encoding::R50kBase).is_err());
     }
 }

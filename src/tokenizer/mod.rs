@@ -6,18 +6,28 @@
 //! whole. The last one is what lets the assembler count each block once and still report the
 //! exact count of the assembled text: blocks are joined only at such positions.
 //!
-//! Backends sit one to a file: [`Encoding`] (tiktoken-rs) and, with the `bpe-openai`
-//! feature, `FastEncoding`; the exact-split rule of OpenAI's patterns is in `split_rule.rs`.
+//! [`Encoding`] names the vocabulary (`encoding.rs`); an [`Engine`] is the code that counts it
+//! (`engine.rs`, with [`OpenAiTokenizer`], the pair). The engines sit one to a file:
+//! `bpe_openai.rs` (the default where it ships the encoding) and `tiktoken.rs` (the
+//! reference). The exact-split rule of OpenAI's patterns is in `split_rule.rs`.
 
-#[cfg(feature = "bpe-openai")]
 mod bpe_openai;
+mod encoding;
+mod engine;
 mod split_rule;
 mod tiktoken;
 
-#[cfg(feature = "bpe-openai")]
+#[allow(deprecated)]
 pub use bpe_openai::FastEncoding;
+pub use encoding::Encoding;
+pub use engine::{Engine, OpenAiTokenizer};
 pub use split_rule::openai_splits_exactly;
-pub use tiktoken::Encoding;
+
+/// The most bytes handed to a tokenizer in one call unless it says otherwise
+/// ([`TokenCounter::max_call_bytes`]): tiktoken-rs 0.12.1 panics on about a million
+/// whitespace characters, and a custom counter wrapping it would too; 64 KiB of spaces takes
+/// it about 16 ms.
+pub const DEFAULT_MAX_CALL_BYTES: usize = 64 * 1024;
 
 /// Counts tokens the way the model will.
 ///
@@ -29,8 +39,9 @@ pub use tiktoken::Encoding;
 /// byte length of every token, adding up to the text. With only these, every guarantee
 /// holds: the count is exact (the assembler recounts the whole text, since it cannot know
 /// where counts add up), the budget is kept, and the assembler never hands the tokenizer more
-/// than 64 KiB in one call, whatever it is given, so a tokenizer that would crash or stall on
-/// a megabyte of whitespace is never asked to take one.
+/// than [`DEFAULT_MAX_CALL_BYTES`] (64 KiB) in one call, whatever text it is given, so a
+/// tokenizer that would crash or stall on a megabyte of whitespace is never asked to take
+/// one.
 ///
 /// # What it gains by providing more
 ///
@@ -41,8 +52,10 @@ pub use tiktoken::Encoding;
 /// - [`count`](TokenCounter::count): a faster count where token ends are not needed.
 /// - [`max_token_bytes`](TokenCounter::max_token_bytes): text that cannot fit is rejected
 ///   without tokenizing it.
-/// - [`max_call_bytes`](TokenCounter::max_call_bytes): a limit below 64 KiB, for a tokenizer
-///   that needs one; a larger value changes nothing.
+/// - [`max_call_bytes`](TokenCounter::max_call_bytes): a lower limit for a tokenizer that
+///   needs one, or a higher one (up to `usize::MAX`) for a tokenizer that is linear and
+///   cannot panic on any input, as the default `bpe-openai` engine: then a stretch without
+///   a split point longer than 64 KiB can fit too.
 ///
 /// ```
 /// use mentor_context::TokenCounter;
@@ -98,10 +111,11 @@ pub trait TokenCounter: Send + Sync {
     }
 
     /// The most bytes the assembler may hand to [`token_lengths`](TokenCounter::token_lengths)
-    /// or [`count`](TokenCounter::count) in one call. The assembler never hands more than
-    /// 64 KiB, whatever this says; the default leaves that limit as it is.
+    /// or [`count`](TokenCounter::count) in one call: [`DEFAULT_MAX_CALL_BYTES`] unless the
+    /// tokenizer says otherwise. Raising it is a promise that no text of that length makes
+    /// the tokenizer panic or stall. The assembler never hands less than 64 bytes.
     fn max_call_bytes(&self) -> usize {
-        usize::MAX
+        DEFAULT_MAX_CALL_BYTES
     }
 }
 

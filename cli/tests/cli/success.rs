@@ -184,6 +184,7 @@ fn bench_reports_min_median_max() {
         ns("minNs") <= ns("medianNs") && ns("medianNs") <= ns("maxNs"),
         "{report}"
     );
+    assert!(ns("floorNs") > 0, "{report}");
     let assembled = run(&["assemble", "--json", PRICING]).json();
     assert_eq!(report["tokenCount"], assembled["tokenCount"]);
 
@@ -195,6 +196,7 @@ fn bench_reports_min_median_max() {
         "min:",
         "median:",
         "max:",
+        "floor:",
         " ns",
     ] {
         assert!(text.contains(word), "{word:?} in {text}");

@@ -1,0 +1,78 @@
+//! `batch`: many requests in one process, JSON Lines in and JSON Lines out.
+//!
+//! Each non-blank input line is a request; each gives exactly one output line, in input
+//! order, whatever the number of jobs: its `assemble --json` report with `line` and `id`, or
+//! `{"line", "id", "error"}` when the line is bad. A bad line never stops the run. The parts:
+//! [`read`] (lines and requests), [`run`](mod@run) (the jobs and the ordered writing),
+//! [`summary`] (the line on standard error at the end) and [`progress`] (the bar, on a
+//! terminal).
+
+mod progress;
+mod read;
+mod run;
+mod summary;
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use crate::args::BatchArgs;
+use crate::output::{EXIT_BAD_INPUT, Failure, error_line};
+use progress::Progress;
+use read::Lines;
+use run::Ending;
+
+/// Runs `batch`: exit 0 when every line gave a context, 2 when some gave an error (all other
+/// lines are still written) or the input or options are bad, 1 when the output cannot be
+/// written.
+pub(crate) fn run(args: &BatchArgs) -> ExitCode {
+    match run_batch(args) {
+        Ok(code) => code,
+        Err(failure) => failure.report(),
+    }
+}
+
+fn run_batch(args: &BatchArgs) -> Result<ExitCode, Failure> {
+    let assembler = args.build.assembler()?;
+    let (lines, size) = Lines::open(args.file.as_deref())?;
+    let mut out = open_output(args)?;
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let progress = Progress::new(size);
+    let start = Instant::now();
+    let (summary, ending) = run::run(lines, jobs, &assembler, &mut out, &progress);
+    let flushed = out.flush();
+    let elapsed = start.elapsed();
+    progress.finish();
+    if let Ending::OutputFailed(failure) = ending {
+        return Err(failure);
+    }
+    flushed.map_err(|err| Failure::write_failed(format!("cannot write the output: {err}")))?;
+    error_line(&summary.line(elapsed));
+    if let Ending::InputFailed(failure) = ending {
+        return Err(failure);
+    }
+    Ok(if summary.failed() {
+        ExitCode::from(EXIT_BAD_INPUT)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Standard output, or the file `--output` names, created now: a path that cannot be
+/// written fails the run before any input is read.
+fn open_output(args: &BatchArgs) -> Result<BufWriter<Box<dyn Write>>, Failure> {
+    let out: Box<dyn Write> = match &args.output {
+        Some(path) => Box::new(File::create(path).map_err(|err| {
+            Failure::write_failed(format!(
+                "{}: cannot write: {}",
+                path.display(),
+                crate::input::io_problem(&err)
+            ))
+        })?),
+        None => Box::new(io::stdout().lock()),
+    };
+    Ok(BufWriter::with_capacity(1 << 16, out))
+}

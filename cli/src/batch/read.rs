@@ -1,0 +1,207 @@
+//! Reading a batch: physical lines from a file or standard input, one request per non-blank
+//! line, read as they are needed so that memory holds only the lines in flight.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
+
+use mentor_context::MentorRagResult;
+use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
+
+use crate::input::{Input, io_problem};
+use crate::output::Failure;
+
+/// One non-blank line of the input, not yet parsed.
+pub(crate) struct Line {
+    /// The physical line number, from 1, counting blank lines too.
+    pub(crate) number: usize,
+    /// The bytes, without the line break: UTF-8 is checked with the JSON, per line, so a bad
+    /// byte costs its line, not the run.
+    pub(crate) bytes: Vec<u8>,
+}
+
+/// The non-blank lines of an input, in order.
+pub(crate) struct Lines {
+    reader: Box<dyn BufRead + Send>,
+    /// The input's name for messages.
+    name: String,
+    /// Physical lines read so far.
+    number: usize,
+    /// Bytes read so far, for the progress bar.
+    pub(crate) bytes_read: u64,
+}
+
+impl Lines {
+    /// Opens `file` (standard input for `None` or `-`), with its size when it has one.
+    pub(crate) fn open(file: Option<&Path>) -> Result<(Lines, Option<u64>), Failure> {
+        let input = Input::new(file);
+        let name = input.name();
+        let (reader, size): (Box<dyn Read + Send>, _) = match &input {
+            Input::Stdin => (Box::new(io::stdin()), None),
+            Input::File(path) => {
+                let file = File::open(path).and_then(|f| {
+                    // Opening a directory succeeds on Unix; reading it does not.
+                    let meta = f.metadata()?;
+                    if meta.is_dir() {
+                        return Err(io::Error::from(io::ErrorKind::IsADirectory));
+                    }
+                    Ok((f, meta.len()))
+                });
+                let (file, size) = file.map_err(|err| {
+                    Failure::bad_input(format!("{name}: cannot read: {}", io_problem(&err)))
+                })?;
+                (Box::new(file), Some(size))
+            }
+        };
+        let lines = Lines {
+            reader: Box::new(BufReader::with_capacity(1 << 16, reader)),
+            name,
+            number: 0,
+            bytes_read: 0,
+        };
+        Ok((lines, size))
+    }
+
+    /// The next non-blank line, `None` at the end of the input.
+    ///
+    /// # Errors
+    ///
+    /// A bad-input failure when the input cannot be read on.
+    pub(crate) fn next_line(&mut self) -> Result<Option<Line>, Failure> {
+        loop {
+            let mut bytes = Vec::new();
+            let read = self.reader.read_until(b'\n', &mut bytes).map_err(|err| {
+                Failure::bad_input(format!(
+                    "{}: line {}: cannot read: {}",
+                    self.name,
+                    self.number + 1,
+                    io_problem(&err)
+                ))
+            })?;
+            if read == 0 {
+                return Ok(None);
+            }
+            self.number += 1;
+            self.bytes_read += read as u64;
+            if bytes.last() == Some(&b'\n') {
+                bytes.pop();
+                if bytes.last() == Some(&b'\r') {
+                    bytes.pop();
+                }
+            }
+            // Some Windows tools start UTF-8 files with a byte order mark; it is not JSON.
+            if self.number == 1 && bytes.starts_with(b"\xef\xbb\xbf") {
+                bytes.drain(..3);
+            }
+            if !bytes.iter().all(u8::is_ascii_whitespace) {
+                return Ok(Some(Line {
+                    number: self.number,
+                    bytes,
+                }));
+            }
+        }
+    }
+}
+
+/// A request read from one line.
+#[derive(Debug)]
+pub(crate) struct Request {
+    /// The `id` the line gave, if any, echoed in its report.
+    pub(crate) id: Option<Box<RawValue>>,
+    pub(crate) results: Vec<MentorRagResult>,
+    /// The budget for this request, if the line sets one.
+    pub(crate) budget: Option<usize>,
+}
+
+/// Why a line gives no request: its `id` if one could be read, and one line saying what is
+/// wrong.
+#[derive(Debug)]
+pub(crate) struct BadLine {
+    pub(crate) id: Option<Box<RawValue>>,
+    pub(crate) problem: String,
+}
+
+/// The object form of a line. Unknown keys are an error: a misspelt `"budget"` would
+/// otherwise be silently ignored.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RequestObject {
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Box<RawValue>>,
+    results: Vec<MentorRagResult>,
+    #[serde(default)]
+    budget: Option<usize>,
+}
+
+/// Only the `id` of an object, to name a line that is bad for another reason.
+#[derive(Deserialize)]
+struct IdOnly {
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Box<RawValue>>,
+}
+
+/// `Some` for any value given, `null` included: an id is echoed exactly as given, its keys
+/// in their order and `null` as `null`.
+fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Box<RawValue>>, D::Error> {
+    Box::<RawValue>::deserialize(deserializer).map(Some)
+}
+
+/// Parses one line: a JSON array of results, or an object with `results` and optionally `id`
+/// and `budget`.
+pub(crate) fn parse_request(bytes: &[u8]) -> Result<Request, BadLine> {
+    let text = std::str::from_utf8(bytes).map_err(|err| {
+        let at = err.valid_up_to();
+        BadLine {
+            id: None,
+            problem: format!(
+                "column {}: invalid UTF-8 (byte 0x{:02x})",
+                at + 1,
+                bytes[at]
+            ),
+        }
+    })?;
+    let first = text.trim_start().chars().next();
+    if first == Some('[') {
+        let results = serde_json::from_str(text).map_err(|err| BadLine {
+            id: None,
+            problem: json_problem(err),
+        })?;
+        return Ok(Request {
+            id: None,
+            results,
+            budget: None,
+        });
+    }
+    if first != Some('{') {
+        let problem = "expected a JSON array of results or an object with \"results\"";
+        return Err(BadLine {
+            id: None,
+            problem: problem.to_string(),
+        });
+    }
+    match serde_json::from_str::<RequestObject>(text) {
+        Ok(object) => Ok(Request {
+            id: object.id,
+            results: object.results,
+            budget: object.budget,
+        }),
+        Err(err) => Err(BadLine {
+            // Read again for its id alone: the line is reported under the id it gave.
+            id: serde_json::from_str::<IdOnly>(text)
+                .ok()
+                .and_then(|only| only.id),
+            problem: json_problem(err),
+        }),
+    }
+}
+
+/// A parser error as "column C: problem"; the line is reported beside it.
+fn json_problem(err: serde_json::Error) -> String {
+    match mentor_context::Error::from(err) {
+        mentor_context::Error::Json {
+            column, message, ..
+        } => format!("column {column}: {message}"),
+        other => other.to_string(),
+    }
+}

@@ -1,0 +1,259 @@
+//! Running a batch: lines are read on one thread, assembled on `jobs` threads, and written on
+//! the calling thread in input order, whatever order they finish in.
+//!
+//! At most `2 x jobs` lines are in flight (read, not yet written): the reader takes a credit
+//! before it hands a line on, and the writer gives one back for each line it writes. So memory
+//! follows the number of jobs times the largest request, never the length of the input, and a
+//! slow line holds up the reading, not the memory.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, mpsc};
+use std::time::Instant;
+
+use mentor_context::{AssembledContext, Assembler};
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use super::progress::Progress;
+use super::read::{Line, Lines, parse_request};
+use super::summary::{Sample, Summary};
+use crate::output::{Failure, one_line};
+
+/// Lines in flight per job: one being assembled, one waiting, so no job waits for the reader.
+const LINES_PER_JOB: usize = 2;
+
+/// Assemblers for budgets that lines set, per job; forgotten when this many are held, so a
+/// file with a different budget on every line cannot grow memory.
+const BUDGETS_REMEMBERED: usize = 64;
+
+/// A line handed to a job: its place in the output and the input bytes it accounts for.
+struct Job {
+    seq: u64,
+    line: Line,
+    consumed: u64,
+}
+
+/// A line's report, ready to write.
+struct Done {
+    seq: u64,
+    json: Vec<u8>,
+    sample: Option<Sample>,
+    consumed: u64,
+}
+
+/// The report of a line that gave a context: the `assemble --json` report, after `line` and
+/// `id`.
+#[derive(Serialize)]
+struct Report<'a> {
+    line: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a RawValue>,
+    #[serde(flatten)]
+    context: &'a AssembledContext<'a>,
+}
+
+/// The report of a line that gave none.
+#[derive(Serialize)]
+struct ErrorReport<'a> {
+    line: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a RawValue>,
+    error: &'a str,
+}
+
+/// What one job holds: the assembler of the command line, and those for budgets lines set.
+struct Worker<'a> {
+    assembler: &'a Assembler,
+    by_budget: HashMap<usize, Result<Assembler, String>>,
+}
+
+impl<'a> Worker<'a> {
+    fn new(assembler: &'a Assembler) -> Self {
+        Worker {
+            assembler,
+            by_budget: HashMap::new(),
+        }
+    }
+
+    /// The assembler for a line that sets `budget`, or why there is none.
+    fn assembler_for(&mut self, budget: Option<usize>) -> Result<&Assembler, &str> {
+        let Some(budget) = budget.filter(|&b| b != self.assembler.budget()) else {
+            return Ok(self.assembler);
+        };
+        if self.by_budget.len() >= BUDGETS_REMEMBERED && !self.by_budget.contains_key(&budget) {
+            self.by_budget.clear();
+        }
+        let base = self.assembler;
+        let built = self.by_budget.entry(budget).or_insert_with(|| {
+            base.config()
+                .clone()
+                .budget(budget)
+                .build()
+                .map_err(|err| format!("budget {budget}: {err}"))
+        });
+        built.as_ref().map_err(String::as_str)
+    }
+
+    /// Reads, assembles and reports one line.
+    fn process(&mut self, job: &Job) -> Done {
+        let number = job.line.number;
+        let (json, sample) = match parse_request(&job.line.bytes) {
+            Err(bad) => (error_json(number, bad.id.as_deref(), &bad.problem), None),
+            Ok(request) => match self.assembler_for(request.budget) {
+                Err(problem) => (error_json(number, request.id.as_deref(), problem), None),
+                Ok(assembler) => {
+                    let start = Instant::now();
+                    let context = assembler.assemble(&request.results);
+                    let took = start.elapsed();
+                    let report = Report {
+                        line: number,
+                        id: request.id.as_deref(),
+                        context: &context,
+                    };
+                    match json_line(&report) {
+                        Ok(json) => (json, Some(Sample::new(&context, took))),
+                        Err(problem) => (error_json(number, request.id.as_deref(), &problem), None),
+                    }
+                }
+            },
+        };
+        Done {
+            seq: job.seq,
+            json,
+            sample,
+            consumed: job.consumed,
+        }
+    }
+}
+
+/// `value` as one line of JSON, newline included.
+fn json_line(value: &impl Serialize) -> Result<Vec<u8>, String> {
+    let mut json = serde_json::to_vec(value).map_err(|err| format!("cannot write JSON: {err}"))?;
+    json.push(b'\n');
+    Ok(json)
+}
+
+/// The report of a bad line.
+fn error_json(line: usize, id: Option<&RawValue>, problem: &str) -> Vec<u8> {
+    let problem = one_line(problem);
+    let report = ErrorReport {
+        line,
+        id,
+        error: &problem,
+    };
+    // Only a number, a parsed JSON value and a string: serializing cannot fail.
+    json_line(&report)
+        .unwrap_or_else(|_| format!("{{\"line\":{line},\"error\":\"?\"}}\n").into_bytes())
+}
+
+/// How a run ended, apart from its summary.
+pub(crate) enum Ending {
+    /// Every line was read and its report written.
+    Complete,
+    /// The input could not be read on; the lines before were written.
+    InputFailed(Failure),
+    /// The output could not be written.
+    OutputFailed(Failure),
+}
+
+/// Reads every line of `lines`, assembles each with `assembler` on `jobs` threads, and writes
+/// the reports to `out` in input order.
+pub(crate) fn run(
+    mut lines: Lines,
+    jobs: usize,
+    assembler: &Assembler,
+    out: &mut dyn Write,
+    progress: &Progress,
+) -> (Summary, Ending) {
+    let jobs = jobs.max(1);
+    let window = jobs * LINES_PER_JOB;
+    let stop = AtomicBool::new(false);
+    let (work_tx, work_rx) = mpsc::sync_channel::<Job>(jobs);
+    let work_rx = Mutex::new(work_rx);
+    let (done_tx, done_rx) = mpsc::channel::<Done>();
+    let (credit_tx, credit_rx) = mpsc::sync_channel::<()>(window);
+    for _ in 0..window {
+        // The channel holds `window` credits; these fill it without blocking.
+        let _ = credit_tx.send(());
+    }
+    let mut summary = Summary::default();
+    let mut ending = Ending::Complete;
+    std::thread::scope(|scope| {
+        let stop = &stop;
+        let reader = scope.spawn(move || -> Result<(), Failure> {
+            let mut seq = 0;
+            let mut accounted = 0;
+            while let Some(line) = lines.next_line()? {
+                if credit_rx.recv().is_err() || stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let consumed = lines.bytes_read - accounted;
+                accounted = lines.bytes_read;
+                if work_tx
+                    .send(Job {
+                        seq,
+                        line,
+                        consumed,
+                    })
+                    .is_err()
+                {
+                    break;
+                }
+                seq += 1;
+            }
+            Ok(())
+        });
+        for _ in 0..jobs {
+            let (done_tx, work_rx) = (done_tx.clone(), &work_rx);
+            scope.spawn(move || {
+                let mut worker = Worker::new(assembler);
+                loop {
+                    // The lock is held while waiting: one idle job waits on the channel, the
+                    // others on the lock, and each line goes to exactly one.
+                    let job = work_rx
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .recv();
+                    let Ok(job) = job else { break };
+                    // After a write failure, lines are only drained so the reader can stop.
+                    if stop.load(Ordering::Relaxed) {
+                        continue;
+                    }
+                    if done_tx.send(worker.process(&job)).is_err() {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+        drop(done_tx);
+        let mut pending = BTreeMap::new();
+        let mut next = 0;
+        'lines: for done in &done_rx {
+            pending.insert(done.seq, done);
+            while let Some(done) = pending.remove(&next) {
+                if let Err(err) = out.write_all(&done.json) {
+                    ending = Ending::OutputFailed(Failure::write_failed(format!(
+                        "cannot write the output: {err}"
+                    )));
+                    stop.store(true, Ordering::Relaxed);
+                    break 'lines;
+                }
+                summary.add(done.sample.as_ref());
+                progress.advance(done.consumed, summary.requests());
+                next += 1;
+                let _ = credit_tx.send(());
+            }
+        }
+        // Wakes a reader waiting for a credit, and jobs waiting to report.
+        drop(credit_tx);
+        drop(done_rx);
+        if let Ok(Err(failure)) = reader.join()
+            && matches!(ending, Ending::Complete)
+        {
+            ending = Ending::InputFailed(failure);
+        }
+    });
+    (summary, ending)
+}
