@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 
 use crate::record::Metadata;
+use crate::window::ModelWindow;
 
 /// The result of [`Assembler::assemble`](crate::Assembler::assemble).
 ///
@@ -31,6 +32,13 @@ pub struct AssembledContext<'a> {
     pub citations: Vec<Citation>,
     /// The results that are not in the text, best-ranked first, with the reason.
     pub omitted: Vec<Omission<'a>>,
+    /// With a budget taken from a model's window: the window and how it is shared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<ModelWindow>,
+    /// With a [`window`](Self::window): the tokens of the window still free once the
+    /// context, the rest of the prompt and the answer's reserve are counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headroom: Option<usize>,
 }
 
 impl AssembledContext<'_> {
@@ -44,6 +52,8 @@ impl AssembledContext<'_> {
             encoding: self.encoding,
             citations: self.citations,
             omitted: self.omitted.into_iter().map(Omission::into_owned).collect(),
+            window: self.window,
+            headroom: self.headroom,
         }
     }
 }
@@ -67,6 +77,11 @@ pub struct Citation {
     pub truncated: bool,
     /// The tokens this block takes in the text.
     pub token_count: usize,
+    /// Whether the title or a metadata value was shortened in the prompt to keep the head
+    /// within [`max_head_tokens`](crate::ContextBuilder::max_head_tokens); the chip keeps
+    /// them whole.
+    #[serde(default)]
+    pub head_shortened: bool,
 }
 
 /// A result that is not in the text.
@@ -104,10 +119,13 @@ impl Omission<'_> {
 pub enum OmitReason {
     /// Its score is below the minimum (a NaN score is below any minimum).
     BelowMinScore,
-    /// A better-ranked result has the same source URL and content.
+    /// A better-ranked result has the same content (and, by default, the same source URL).
     Duplicate,
     /// The maximum number of blocks was already reached.
     OverBlockLimit,
+    /// Its source already has the most blocks
+    /// [`max_per_source`](crate::ContextBuilder::max_per_source) allows.
+    OverSourceLimit,
     /// It did not fit in what was left of the budget.
     DidNotFit,
 }
@@ -118,6 +136,7 @@ impl std::fmt::Display for OmitReason {
             OmitReason::BelowMinScore => "below the minimum score",
             OmitReason::Duplicate => "duplicate",
             OmitReason::OverBlockLimit => "over the block limit",
+            OmitReason::OverSourceLimit => "over the limit per source",
             OmitReason::DidNotFit => "did not fit",
         })
     }
@@ -140,6 +159,8 @@ mod tests {
                 score: 0.5,
                 reason: OmitReason::OverBlockLimit,
             }],
+            window: None,
+            headroom: None,
         }
     }
 

@@ -83,6 +83,7 @@ mod meter;
 mod options;
 mod record;
 mod tokenizer;
+mod window;
 
 pub use assembler::{Assembler, AssemblyStats};
 pub use builder::{ContextBuilder, DEFAULT_MIN_TRUNCATED_TOKENS};
@@ -92,9 +93,13 @@ pub use error::Error;
 pub use format::{
     BlockHead, BuiltinFormat, Format, PlainFormat, XmlFormat, push_line, push_xml_text,
 };
-pub use options::{Duplicates, Overflow};
-pub use record::{MentorRagResult, Metadata, parse_results};
+pub use options::{Duplicates, Order, Overflow};
+pub use record::{
+    MentorRagResult, Metadata, ParsedResults, UnknownProperties, UnknownProperty, parse_request,
+    parse_results,
+};
 #[cfg(feature = "bpe-openai")]
 #[cfg_attr(docsrs, doc(cfg(feature = "bpe-openai")))]
 pub use tokenizer::FastEncoding;
 pub use tokenizer::{Encoding, TokenCounter, openai_splits_exactly};
+pub use window::ModelWindow;

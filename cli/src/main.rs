@@ -19,13 +19,17 @@ mod output;
 use std::process::ExitCode;
 
 use clap::Parser;
+use mentor_context::MentorRagResult;
 
 use crate::args::{AssembleArgs, Cli, Command};
 use crate::input::Input;
-use crate::output::{Failure, clap_message, error_line, json_line, write_stdout};
+use crate::output::{Failure, clap_message, error_line, json_line, warning_line, write_stdout};
 
 fn main() -> ExitCode {
     report_panics_in_one_line();
+    if let Some(message) = args::misnamed_option(std::env::args()) {
+        return Failure::bad_input(message).report();
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // --help and --version are not errors: print them as clap does, exit 0.
@@ -50,12 +54,34 @@ fn assemble(args: &AssembleArgs) -> Result<String, Failure> {
     // The configuration is checked before the input is read: a bad option is reported
     // without waiting for standard input.
     let assembler = args.build.assembler()?;
-    let results = Input::new(args.file.as_deref()).load()?;
+    let results = Input::new(args.file.as_deref()).load(args.build.strict)?;
     let context = assembler.assemble(&results);
     if args.json {
         json_line(&context)
     } else {
+        if context.text.is_empty() {
+            warning_line(&empty_context(&assembler, &results));
+        }
         Ok(context.text)
+    }
+}
+
+/// Why the context is empty, in one line: an empty context on standard output alone would
+/// look like a failure that said nothing.
+fn empty_context(assembler: &mentor_context::Assembler, results: &[MentorRagResult]) -> String {
+    let budget = assembler.budget();
+    match (results.len(), assembler.smallest_need(results)) {
+        (0, _) => "the context is empty: the input holds no results".to_string(),
+        (n, Some(need)) => format!(
+            "the context is empty: {n} result{}, none fits in the budget of {budget} tokens \
+             (the smallest block needs {need})",
+            if n == 1 { "" } else { "s" }
+        ),
+        (n, None) => format!(
+            "the context is empty: {n} result{}, all left out by --min-score, --max-blocks \
+             or --max-per-source",
+            if n == 1 { "" } else { "s" }
+        ),
     }
 }
 

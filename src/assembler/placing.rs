@@ -4,6 +4,7 @@ use std::borrow::Cow;
 
 use super::AssemblyStats;
 use super::frame::Frame;
+use super::head_cap;
 use super::selection::{Filters, ranked};
 use crate::builder::ContextBuilder;
 use crate::context::{AssembledContext, Citation, Omission, OmitReason};
@@ -47,6 +48,8 @@ pub(super) struct Assembly<'a, 'r> {
     pub(super) omitted: Vec<Omission<'r>>,
     /// The measured body of a block being cut, kept while the text is rewritten.
     pub(super) scratch: String,
+    /// The input position of each cited result, in citation order.
+    pub(super) chosen: Vec<usize>,
 }
 
 impl<'a, 'r> Assembly<'a, 'r> {
@@ -60,6 +63,7 @@ impl<'a, 'r> Assembly<'a, 'r> {
             citations: Vec::new(),
             omitted: Vec::new(),
             scratch: String::new(),
+            chosen: Vec::new(),
         }
     }
 
@@ -92,6 +96,8 @@ impl<'a, 'r> Assembly<'a, 'r> {
         if !self.joins_exact() {
             token_count = self.recount();
         }
+        let token_count = self.arrange(results, token_count);
+        let window = self.config.window.clone();
         let context = AssembledContext {
             text: self.text,
             token_count,
@@ -99,6 +105,8 @@ impl<'a, 'r> Assembly<'a, 'r> {
             encoding: self.config.tokenizer.name().to_string(),
             citations: self.citations,
             omitted: self.omitted,
+            headroom: window.as_ref().map(|w| w.headroom(token_count)),
+            window,
         };
         let stats = AssemblyStats {
             bytes_tokenized: self.meter.bytes_tokenized,
@@ -131,6 +139,8 @@ impl<'a, 'r> Assembly<'a, 'r> {
                     used += placed.tokens;
                     room -= placed.tokens;
                     self.cite(result, index, &placed);
+                    filters.placed(result);
+                    self.chosen.push(i);
                     if placed.truncated {
                         break;
                     }
@@ -168,6 +178,7 @@ impl<'a, 'r> Assembly<'a, 'r> {
             metadata: result.metadata.clone(),
             truncated: placed.truncated,
             token_count: placed.tokens,
+            head_shortened: head_cap::shortens(self.config, result, index, placed.truncated),
         });
     }
 
@@ -266,7 +277,8 @@ impl<'a, 'r> Assembly<'a, 'r> {
     }
 }
 
-/// Writes the head of `result` as block `index` in the format of `config`.
+/// Writes the head of `result` as block `index` in the format of `config`, shortened to
+/// `max_head_tokens` if that is set.
 pub(super) fn write_head(
     config: &ContextBuilder,
     result: &MentorRagResult,
@@ -274,6 +286,10 @@ pub(super) fn write_head(
     truncated: bool,
     out: &mut String,
 ) {
+    if let Some(shortened) = head_cap::shorten(config, result, index, truncated) {
+        config.format.head(&shortened.head(index, truncated), out);
+        return;
+    }
     let head = BlockHead::new(
         index,
         result.display_title(),
