@@ -6,6 +6,10 @@
 // modules next to it, where Cargo would take them for test crates of their own.
 #[path = "cli/bad_input.rs"]
 mod bad_input;
+#[path = "cli/dotnet.rs"]
+mod dotnet;
+#[path = "cli/selection.rs"]
+mod selection;
 #[path = "cli/success.rs"]
 mod success;
 
