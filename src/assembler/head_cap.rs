@@ -2,11 +2,12 @@
 //! at a grapheme boundary and marked, so one long value cannot push a good result out.
 //!
 //! The head is what the format writes for the marker, the title and the metadata lines. When
-//! it is over the cap, values are kept whole in order (title first) while they fit, the first
-//! that does not is cut to the longest prefix that fits, and the rest show only the mark. If
-//! even the keys with marked values are over the cap, trailing metadata lines are left out
-//! of the prompt (they stay on the chip). The marker line is never shortened further than
-//! `[n] …`, so a cap below what that costs cannot be met.
+//! it is over the cap, the title comes first: if it does not fit whole on its own, it is cut
+//! to the longest prefix that fits and no metadata line is shown. Then come as many metadata
+//! lines as fit with their values marked (the others stay on the chip only); then values are
+//! shown whole in order while they fit, the first that does not is cut to the longest prefix
+//! that fits, and the rest show only the mark. The marker line is never shortened further
+//! than `[n] …`, so a cap below what that costs cannot be met.
 
 use unicode_segmentation::GraphemeCursor;
 
@@ -114,45 +115,76 @@ pub(super) fn shorten(
         return None;
     }
     let m = fields.entries.len();
+    let titled = usize::from(fields.title.is_some());
+    // The title first: cut it, with no metadata line, if it does not fit whole alone.
+    if let Some(title) = fields.title {
+        let alone = Keep {
+            entries: 0,
+            whole: 1,
+            prefix: 0,
+        };
+        if title.len() > limit || !fits(alone) {
+            return Some(fields.shortened(longest_prefix(
+                title,
+                limit,
+                |prefix| Keep {
+                    entries: 0,
+                    whole: 0,
+                    prefix,
+                },
+                &fits,
+            )));
+        }
+    }
+    // Then as many metadata lines as fit with their values marked.
     let marked = |entries| Keep {
         entries,
-        whole: 0,
+        whole: titled,
         prefix: 0,
     };
-    // The most metadata lines that fit with every value marked.
     let entries = last_true(0, m, |e| fits(marked(e)));
     if entries < m {
         return Some(fields.shortened(marked(entries)));
     }
-    // The most fields shown whole, in order, with the rest marked. A value too long to fit
-    // whatever the tokenizer does is not tried whole, so nothing unbounded is rendered.
+    // Then the most values shown whole, in order, with the rest marked. A value too long to
+    // fit whatever the tokenizer does is not tried whole, so nothing unbounded is rendered.
     let first_too_long = fields
         .values()
         .position(|v| v.len() > limit)
         .unwrap_or(count);
-    let whole = last_true(0, first_too_long.min(count - 1), |w| {
+    let whole = last_true(titled, first_too_long.min(count - 1), |w| {
         fits(Keep {
             entries: m,
             whole: w,
             prefix: 0,
         })
     });
-    // The longest prefix of the next field that fits.
+    // And the longest prefix of the next value that fits.
     let next = fields.values().nth(whole).unwrap_or("");
-    let next = &next[..floor_grapheme(next, limit.min(next.len()))];
-    let boundaries = grapheme_boundaries(next);
-    let best = last_true(0, boundaries.len() - 1, |b| {
-        fits(Keep {
+    Some(fields.shortened(longest_prefix(
+        next,
+        limit,
+        |prefix| Keep {
             entries: m,
             whole,
-            prefix: boundaries[b],
-        })
-    });
-    Some(fields.shortened(Keep {
-        entries: m,
-        whole,
-        prefix: boundaries[best],
-    }))
+            prefix,
+        },
+        &fits,
+    )))
+}
+
+/// The `Keep` with the longest prefix of `value` (at a grapheme boundary, at most `limit`
+/// bytes) that fits.
+fn longest_prefix(
+    value: &str,
+    limit: usize,
+    keep: impl Fn(usize) -> Keep,
+    fits: &impl Fn(Keep) -> bool,
+) -> Keep {
+    let value = &value[..floor_grapheme(value, limit.min(value.len()))];
+    let boundaries = grapheme_boundaries(value);
+    let best = last_true(0, boundaries.len() - 1, |b| fits(keep(boundaries[b])));
+    keep(boundaries[best])
 }
 
 /// Whether the head of `result` as block `index` is over the cap and gets shortened: what
@@ -333,6 +365,26 @@ mod tests {
             "{text:?}"
         );
         assert!(config.tokenizer.count(&text) <= 6);
+    }
+
+    #[test]
+    fn the_title_comes_before_metadata_lines() {
+        let config = ContextBuilder::new(100).max_head_tokens(8);
+        let r = MentorRagResult::from_content("x", 1.0)
+            .with_title("Subscription plans and prices for every region")
+            .with_metadata([("valid from", "2026-01-01"), ("currency", "EUR")]);
+        let (text, shortened) = head(&config, &r);
+        assert!(shortened);
+        assert!(text.starts_with("[1] Subscription plans"), "{text:?}");
+        assert!(text.ends_with("…\n") && !text.contains("valid"), "{text:?}");
+        assert!(config.tokenizer.count(&text) <= 8);
+        // With room for the title, the keys come next, values marked.
+        let config = config.max_head_tokens(20);
+        let (text, _) = head(&config, &r);
+        assert!(
+            text.starts_with("[1] Subscription plans and prices for every region\nvalid from: "),
+            "{text:?}"
+        );
     }
 
     #[test]

@@ -69,9 +69,29 @@ pub fn xml_blocks(text: &str) -> Vec<(usize, String)> {
     blocks
 }
 
-/// Asserts everything that must hold for any assembly of `results`, whatever the options.
-/// `header` is the builder's header: the developer's own text, which the reader skips.
+/// Asserts everything that must hold for any assembly of `results`, whatever the options, in
+/// the default order (by score). `header` is the builder's header: the developer's own text,
+/// which the reader skips.
 pub fn check_invariants(
+    context: &AssembledContext,
+    results: &[MentorRagResult],
+    tokenizer: &dyn TokenCounter,
+    xml: bool,
+    header: Option<&str>,
+) {
+    check_any_order(context, results, tokenizer, xml, header);
+    // Ranking: scores never increase along the citations, NaN only at the end.
+    for pair in context.citations.windows(2) {
+        let (a, b) = (pair[0].score, pair[1].score);
+        assert!(
+            b.is_nan() || (!a.is_nan() && a >= b),
+            "citations out of order: {a} then {b}"
+        );
+    }
+}
+
+/// [`check_invariants`] for blocks in any order (`Order::AsGiven`, `Order::Edges`).
+pub fn check_any_order(
     context: &AssembledContext,
     results: &[MentorRagResult],
     tokenizer: &dyn TokenCounter,
@@ -114,14 +134,6 @@ pub fn check_invariants(
     }
     let total: usize = context.citations.iter().map(|c| c.token_count).sum();
     assert!(total <= context.token_count);
-    // Ranking: scores never increase along the citations, NaN only at the end.
-    for pair in context.citations.windows(2) {
-        let (a, b) = (pair[0].score, pair[1].score);
-        assert!(
-            b.is_nan() || (!a.is_nan() && a >= b),
-            "citations out of order: {a} then {b}"
-        );
-    }
     // Truncated content is a prefix of a result's content, ending on a grapheme boundary.
     if !xml {
         for (citation, (_, shown)) in context.citations.iter().zip(&blocks) {
