@@ -50,6 +50,11 @@
 //!   through tiktoken-rs; implement the trait for any other tokenizer.
 //! - [`Overflow`] and [`Duplicates`]: what happens to the block that does not fit, and to
 //!   repeated results. [`TokenCache`] remembers counts across requests.
+//! - [`Order`]: where the chosen blocks stand in the text (by score, as given, best at the
+//!   edges); [`ModelWindow`]: a budget from a model's context window
+//!   ([`ContextBuilder::for_model`]).
+//! - [`parse_request`]: reads a request as .NET's System.Text.Json writes it, and lists the
+//!   [`UnknownProperty`]s it ignored.
 //!
 //! # Guarantees
 //!

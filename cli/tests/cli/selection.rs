@@ -278,3 +278,30 @@ fn misnamed_budget_options_get_a_hint() {
     run(&["assemble", "--max-tokens=500", PRICING])
         .bad(&["unexpected argument `--max-tokens` (did you mean `--budget`?)"]);
 }
+
+#[test]
+fn a_terminal_on_standard_input_gets_a_hint() {
+    // A terminal needs a pseudo-terminal: util-linux's `script` makes one. Without it (not
+    // Linux), there is no terminal to test with.
+    let Ok(script) = Command::new("script").arg("--version").output() else {
+        eprintln!("no `script` command: skipped");
+        return;
+    };
+    assert!(script.status.success());
+    let binary = env!("CARGO_BIN_EXE_mentor-context");
+    let output = Command::new("script")
+        .args(["-qec", &format!("'{binary}' assemble"), "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("script runs");
+    let shown = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        shown.contains(
+            "mentor-context: warning: no FILE given: reading JSON results from standard input"
+        ),
+        "{shown}"
+    );
+    // Piped input is not a terminal: no hint (the other tests' `ok()` checks stderr is empty).
+    let piped = run_with_stdin(&["assemble"], b"[]");
+    assert!(!piped.stderr.contains("no FILE given"), "{piped:#?}");
+}
