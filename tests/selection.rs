@@ -245,3 +245,37 @@ fn an_order_that_would_overflow_the_budget_keeps_the_ranking() {
     assert_eq!(Encoding::O200kBase.count(&tight.text), tight.token_count);
     assert!(tight.token_count <= tight.budget);
 }
+
+#[test]
+fn hostile_sizes_stay_exact_with_every_option() {
+    // A megabyte title and metadata value under a head cap; 50,000 results in every order.
+    let huge = "word ".repeat(200_000);
+    let results: Vec<MentorRagResult> = (0..50_000)
+        .map(|i| {
+            let r = doc(
+                &format!("doc {i}"),
+                &format!("https://s{}.example", i % 7),
+                &format!("Chunk {i} of the handbook."),
+                (i % 1000) as f32 / 1000.0,
+            );
+            if i % 10_000 == 0 {
+                r.with_title(huge.clone())
+                    .with_metadata([("k", huge.as_str())])
+            } else {
+                r
+            }
+        })
+        .collect();
+    for order in Order::ALL {
+        let context = ContextBuilder::new(2000)
+            .order(order)
+            .max_head_tokens(24)
+            .max_per_source(3)
+            .duplicates(Duplicates::Content)
+            .build()
+            .unwrap()
+            .assemble(&results);
+        common::check_any_order(&context, &results, &Encoding::O200kBase, false, None);
+        assert!(context.citations.len() <= 7 * 3);
+    }
+}

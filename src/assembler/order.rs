@@ -19,6 +19,9 @@ impl<'r> Assembly<'_, 'r> {
     /// rank order then, which is still exact.
     pub(super) fn arrange(&mut self, results: &'r [MentorRagResult], token_count: usize) -> usize {
         let n = self.citations.len();
+        if self.config.order == Order::Score || n < 2 {
+            return token_count;
+        }
         let slots = arrangement(self.config.order, &self.chosen[..n]);
         if slots.iter().enumerate().all(|(slot, &rank)| slot == rank) {
             return token_count;
