@@ -121,6 +121,7 @@ fn render_plain(out: &mut String, index: usize, result: &MentorRagResult) {
     }
     out.push('\n');
     for (key, value) in result.metadata.iter().flatten() {
+        let Some(value) = value else { continue };
         out.push_str(key);
         out.push_str(": ");
         out.push_str(value);

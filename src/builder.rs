@@ -8,8 +8,9 @@ use crate::assembler::Assembler;
 use crate::cache::TokenCache;
 use crate::error::Error;
 use crate::format::{Format, PlainFormat};
-use crate::options::{Duplicates, Overflow};
+use crate::options::{Duplicates, Order, Overflow};
 use crate::tokenizer::{Encoding, TokenCounter};
+use crate::window::ModelWindow;
 
 /// Content tokens a cut block needs room for, unless the budget is smaller. Less than a
 /// sentence or two tells the model little and costs a head and frame.
@@ -57,6 +58,10 @@ pub struct ContextBuilder {
     pub(crate) hidden_keys: Vec<String>,
     pub(crate) header: String,
     pub(crate) cache: Option<TokenCache>,
+    pub(crate) order: Order,
+    pub(crate) max_per_source: Option<usize>,
+    pub(crate) max_head_tokens: Option<usize>,
+    pub(crate) window: Option<ModelWindow>,
 }
 
 impl ContextBuilder {
@@ -74,12 +79,80 @@ impl ContextBuilder {
             hidden_keys: Vec::new(),
             header: String::new(),
             cache: None,
+            order: Order::default(),
+            max_per_source: None,
+            max_head_tokens: None,
+            window: None,
         }
     }
 
+    /// A configuration whose budget is what `model`'s context window leaves once
+    /// `reserve_output` tokens are kept for the answer and `prompt_tokens` are taken by the
+    /// rest of the prompt, counted with the model's encoding. The report states the
+    /// [`headroom`](crate::AssembledContext::headroom) left in the window.
+    ///
+    /// ```
+    /// use mentor_context::ContextBuilder;
+    ///
+    /// let assembler = ContextBuilder::for_model("gpt-4", 1000, 192)?.build()?;
+    /// assert_eq!(assembler.budget(), 8192 - 1000 - 192);
+    /// assert_eq!(assembler.tokenizer_name(), "cl100k_base");
+    /// # Ok::<(), mentor_context::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::UnknownModel`] when the model's encoding or window is not known;
+    /// - [`Error::WindowTooSmall`] when the reserve and the prompt fill the window.
+    pub fn for_model(
+        model: &str,
+        reserve_output: usize,
+        prompt_tokens: usize,
+    ) -> Result<ContextBuilder, Error> {
+        let encoding = Encoding::for_model(model)?;
+        Ok(ContextBuilder::new(0)
+            .encoding(encoding)
+            .window(ModelWindow::new(model, reserve_output, prompt_tokens)?))
+    }
+
+    /// Takes the budget from `window` and reports the headroom left in it. Default: none
+    /// (the budget is given).
+    pub fn window(mut self, window: impl Into<Option<ModelWindow>>) -> Self {
+        self.window = window.into();
+        if let Some(window) = &self.window {
+            self.budget = window.budget();
+        }
+        self
+    }
+
+    /// Arranges the chosen blocks in the text: by score, as given, or best at the edges.
+    /// Which results are chosen does not change. Default: [`Order::Score`].
+    pub fn order(mut self, order: Order) -> Self {
+        self.order = order;
+        self
+    }
+
+    /// Puts at most `max` blocks from any one source URL in the text, so that results from
+    /// other sources, though ranked lower, fill the room; `None` sets no limit. Results
+    /// without a source URL are not counted against each other. Default: `None`.
+    pub fn max_per_source(mut self, max: impl Into<Option<usize>>) -> Self {
+        self.max_per_source = max.into();
+        self
+    }
+
+    /// Keeps each block's head (marker, title, metadata) within `max` tokens by shortening
+    /// the title and metadata values at a grapheme boundary, marked with `…`; the chip says
+    /// so and keeps the full values. `None` leaves heads whole. Default: `None`.
+    pub fn max_head_tokens(mut self, max: impl Into<Option<usize>>) -> Self {
+        self.max_head_tokens = max.into();
+        self
+    }
+
     /// Sets the budget: the most tokens the whole text may take, header and layout included.
+    /// A [`window`](Self::window) set before is dropped: the budget no longer derives from it.
     pub fn budget(mut self, budget: usize) -> Self {
         self.budget = budget;
+        self.window = None;
         self
     }
 
@@ -106,8 +179,8 @@ impl ContextBuilder {
         self
     }
 
-    /// Sets what happens to results with the same source URL and content. Default:
-    /// [`Duplicates::Drop`].
+    /// Sets which results count as duplicates of a better-ranked one. Default:
+    /// [`Duplicates::UrlAndContent`].
     pub fn duplicates(mut self, duplicates: Duplicates) -> Self {
         self.duplicates = duplicates;
         self
@@ -191,6 +264,10 @@ impl fmt::Debug for ContextBuilder {
             .field("hidden_keys", &self.hidden_keys)
             .field("header", &self.header)
             .field("cache", &self.cache)
+            .field("order", &self.order)
+            .field("max_per_source", &self.max_per_source)
+            .field("max_head_tokens", &self.max_head_tokens)
+            .field("window", &self.window)
             .finish()
     }
 }

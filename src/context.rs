@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::provenance::Fingerprint;
 use crate::record::Metadata;
+use crate::window::ModelWindow;
 
 /// The result of [`Assembler::assemble`](crate::Assembler::assemble).
 ///
@@ -32,6 +33,13 @@ pub struct AssembledContext<'a> {
     pub citations: Vec<Citation>,
     /// The results that are not in the text, best-ranked first, with the reason.
     pub omitted: Vec<Omission<'a>>,
+    /// With a budget taken from a model's window: the window and how it is shared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<ModelWindow>,
+    /// With a [`window`](Self::window): the tokens of the window still free once the
+    /// context, the rest of the prompt and the answer's reserve are counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headroom: Option<usize>,
 }
 
 impl AssembledContext<'_> {
@@ -45,6 +53,8 @@ impl AssembledContext<'_> {
             encoding: self.encoding,
             citations: self.citations,
             omitted: self.omitted.into_iter().map(Omission::into_owned).collect(),
+            window: self.window,
+            headroom: self.headroom,
         }
     }
 }
@@ -79,6 +89,11 @@ pub struct Citation {
     /// A fingerprint of the result's whole content: with the source URL, what a follow-up
     /// turn compares to tell a new result from a block already in the text.
     pub fingerprint: Fingerprint,
+    /// Whether the title or a metadata value was shortened in the prompt to keep the head
+    /// within [`max_head_tokens`](crate::ContextBuilder::max_head_tokens); the chip keeps
+    /// them whole.
+    #[serde(default)]
+    pub head_shortened: bool,
 }
 
 /// A result that is not in the text.
@@ -119,10 +134,13 @@ impl Omission<'_> {
 pub enum OmitReason {
     /// Its score is below the minimum (a NaN score is below any minimum).
     BelowMinScore,
-    /// A better-ranked result has the same source URL and content.
+    /// A better-ranked result has the same content (and, by default, the same source URL).
     Duplicate,
     /// The maximum number of blocks was already reached.
     OverBlockLimit,
+    /// Its source already has the most blocks
+    /// [`max_per_source`](crate::ContextBuilder::max_per_source) allows.
+    OverSourceLimit,
     /// It did not fit in what was left of the budget.
     DidNotFit,
     /// A follow-up turn: a block of an earlier turn, still in the text, has the same source
@@ -136,6 +154,7 @@ impl std::fmt::Display for OmitReason {
             OmitReason::BelowMinScore => "below the minimum score",
             OmitReason::Duplicate => "duplicate",
             OmitReason::OverBlockLimit => "over the block limit",
+            OmitReason::OverSourceLimit => "over the limit per source",
             OmitReason::DidNotFit => "did not fit",
             OmitReason::AlreadyInContext => "already in the context",
         })
@@ -160,6 +179,8 @@ mod tests {
                 reason: OmitReason::OverBlockLimit,
                 input_index: 4,
             }],
+            window: None,
+            headroom: None,
         }
     }
 

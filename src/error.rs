@@ -25,8 +25,9 @@ pub enum Error {
         /// The encoding's name, such as `"p50k_base"`.
         encoding: &'static str,
     },
-    /// A model name whose encoding is unknown.
-    #[error("unknown model `{model}`: no known encoding (name an encoding instead)")]
+
+    /// A model name whose encoding, or whose context window, is unknown.
+    #[error("unknown model `{model}`: no known encoding or window (name an encoding instead)")]
     UnknownModel {
         /// The name given.
         model: String,
@@ -59,6 +60,21 @@ pub enum Error {
         min_tokens: usize,
         /// The budget.
         budget: usize,
+    },
+    /// The answer's reserve and the rest of the prompt take a model's whole context window.
+    #[error(
+        "model `{model}` has a window of {context_window} tokens: reserving {reserve_output} for \
+         the answer and {prompt_tokens} for the rest of the prompt leaves no room for the context"
+    )]
+    WindowTooSmall {
+        /// The model.
+        model: String,
+        /// Its context window.
+        context_window: usize,
+        /// Tokens reserved for the answer.
+        reserve_output: usize,
+        /// Tokens of the rest of the prompt.
+        prompt_tokens: usize,
     },
     /// The minimum score is NaN, which no score passes or fails meaningfully.
     #[error("the minimum score is NaN")]

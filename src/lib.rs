@@ -52,6 +52,11 @@
 //!   Implement the trait for any other tokenizer.
 //! - [`Overflow`] and [`Duplicates`]: what happens to the block that does not fit, and to
 //!   repeated results. [`TokenCache`] remembers counts across requests.
+//! - [`Order`]: where the chosen blocks stand in the text (by score, as given, best at the
+//!   edges); [`ModelWindow`]: a budget from a model's context window
+//!   ([`ContextBuilder::for_model`]).
+//! - [`parse_request`]: reads a request as .NET's System.Text.Json writes it, and lists the
+//!   [`UnknownProperty`]s it ignored.
 //!
 //! # Guarantees
 //!
@@ -120,6 +125,7 @@ mod options;
 mod provenance;
 mod record;
 mod tokenizer;
+mod window;
 
 /// The README's Rust examples, run as doctests so they cannot rot.
 #[cfg(doctest)]
@@ -138,10 +144,14 @@ pub use error::Error;
 pub use format::{
     BlockHead, BuiltinFormat, Format, PlainFormat, XmlFormat, push_line, push_xml_text,
 };
-pub use options::{Duplicates, Overflow};
+pub use options::{Duplicates, Order, Overflow};
 pub use provenance::Fingerprint;
-pub use record::{MentorRagResult, Metadata, parse_results};
+pub use record::{
+    MentorRagResult, Metadata, ParsedResults, UnknownProperties, UnknownProperty, parse_request,
+    parse_results,
+};
 #[allow(deprecated)]
 pub use tokenizer::FastEncoding;
 pub use tokenizer::{DEFAULT_MAX_CALL_BYTES, Encoding, TokenCounter, openai_splits_exactly};
 pub use tokenizer::{Engine, OpenAiTokenizer};
+pub use window::ModelWindow;

@@ -1,6 +1,6 @@
 //! The choices of the assembler that are named values: what to do with a block that does not
-//! fit, and with duplicates. Each reads and writes its name, for command lines and
-//! configuration files.
+//! fit, with duplicates, and in which order blocks are written. Each reads and writes its
+//! name, for command lines and configuration files.
 
 use std::fmt;
 use std::str::FromStr;
@@ -39,32 +39,87 @@ impl Overflow {
             Overflow::Skip => "skip",
         }
     }
+
+    const ALIASES: [(&'static str, Overflow); 0] = [];
 }
 
-/// What to do with results that have the same source URL and content.
+/// Which results count as duplicates of a better-ranked one, to be left out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum Duplicates {
-    /// Keep the best-ranked one and leave the others out.
+    /// Results with the same source URL and the same content: keep the best-ranked one.
     #[default]
-    Drop,
+    #[serde(alias = "drop")]
+    UrlAndContent,
+    /// Results with the same content, whatever their URL (mirrors, syndicated pages): keep
+    /// the best-ranked one. Near-duplicates are not looked for: that needs embeddings.
+    Content,
     /// Keep them all.
     Keep,
 }
 
 impl Duplicates {
-    /// Every mode, in a fixed order.
-    pub const ALL: [Duplicates; 2] = [Duplicates::Drop, Duplicates::Keep];
+    /// The former name of [`Duplicates::UrlAndContent`], kept so code written for it still
+    /// compiles; `"drop"` is still read as its name.
+    #[allow(non_upper_case_globals)]
+    pub const Drop: Duplicates = Duplicates::UrlAndContent;
 
-    /// The mode's name: `"drop"` or `"keep"`.
+    /// Every mode, in a fixed order.
+    pub const ALL: [Duplicates; 3] = [
+        Duplicates::UrlAndContent,
+        Duplicates::Content,
+        Duplicates::Keep,
+    ];
+
+    /// The mode's name: `"url-and-content"`, `"content"` or `"keep"`.
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
-            Duplicates::Drop => "drop",
+            Duplicates::UrlAndContent => "url-and-content",
+            Duplicates::Content => "content",
             Duplicates::Keep => "keep",
         }
     }
+
+    /// The names read besides those of [`as_str`](Self::as_str).
+    const ALIASES: [(&'static str, Duplicates); 1] = [("drop", Duplicates::UrlAndContent)];
+}
+
+/// The order of the blocks in the text. Which results are chosen always follows the ranking
+/// by score (and the budget); this only arranges the chosen ones. Citation numbers follow
+/// the order in the text, so chip `n` is still marker `[n]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum Order {
+    /// Best score first.
+    #[default]
+    Score,
+    /// The order of the input: for a caller that has already reranked, and treats the score
+    /// as informational.
+    AsGiven,
+    /// Best at the edges, weakest in the middle, for models that attend less to the middle
+    /// of a long context ("lost in the middle"): ranks 1, 3, 5, ... from the start and
+    /// ..., 6, 4, 2 towards the end, as LangChain's `LongContextReorder` arranges them.
+    Edges,
+}
+
+impl Order {
+    /// Every order, in a fixed order.
+    pub const ALL: [Order; 3] = [Order::Score, Order::AsGiven, Order::Edges];
+
+    /// The order's name: `"score"`, `"as-given"` or `"edges"`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Order::Score => "score",
+            Order::AsGiven => "as-given",
+            Order::Edges => "edges",
+        }
+    }
+
+    const ALIASES: [(&'static str, Order); 0] = [];
 }
 
 /// `Display` and a case-insensitive `FromStr` by the names of `as_str`.
@@ -82,7 +137,10 @@ macro_rules! named {
             fn from_str(name: &str) -> Result<Self, Error> {
                 <$type>::ALL
                     .into_iter()
-                    .find(|value| value.as_str().eq_ignore_ascii_case(name))
+                    .map(|value| (value.as_str(), value))
+                    .chain(<$type>::ALIASES)
+                    .find(|(known, _)| known.eq_ignore_ascii_case(name))
+                    .map(|(_, value)| value)
                     .ok_or_else(|| Error::unknown_name($kind, name, $expected))
             }
         }
@@ -90,7 +148,12 @@ macro_rules! named {
 }
 
 named!(Overflow, "overflow policy", "truncate, stop or skip");
-named!(Duplicates, "duplicates mode", "drop or keep");
+named!(
+    Duplicates,
+    "duplicates mode",
+    "url-and-content, content or keep"
+);
+named!(Order, "order", "score, as-given or edges");
 
 #[cfg(test)]
 mod tests {
@@ -116,7 +179,21 @@ mod tests {
             );
         }
         assert_eq!(Overflow::Skip.to_string(), "skip");
+        for order in Order::ALL {
+            assert_eq!(order.to_string().parse::<Order>().unwrap(), order);
+        }
         assert_eq!(Duplicates::Keep.to_string(), "keep");
+        assert_eq!(Order::AsGiven.to_string(), "as-given");
+        // The former name of the default mode is still read.
+        assert_eq!(
+            "Drop".parse::<Duplicates>().unwrap(),
+            Duplicates::UrlAndContent
+        );
+        assert_eq!(Duplicates::Drop, Duplicates::UrlAndContent);
+        let json = serde_json::to_string(&Duplicates::Content).unwrap();
+        assert_eq!(json, r#""content""#);
+        let old: Duplicates = serde_json::from_str(r#""drop""#).unwrap();
+        assert_eq!(old, Duplicates::UrlAndContent);
     }
 
     #[test]
@@ -127,7 +204,7 @@ mod tests {
         );
         assert_eq!(
             "".parse::<Duplicates>().unwrap_err().to_string(),
-            "unknown duplicates mode `` (expected drop or keep)"
+            "unknown duplicates mode `` (expected url-and-content, content or keep)"
         );
     }
 }

@@ -164,7 +164,7 @@ fn hidden_metadata_stays_on_the_chip_only() {
         "[1] T\nauthor: Ann\nyear: 2026\n```\nBody.\n```\n"
     );
     let chip = context.citations[0].metadata.as_ref().unwrap();
-    assert_eq!(chip["chunk_id"], "c-17");
+    assert_eq!(chip["chunk_id"].as_deref(), Some("c-17"));
 }
 
 #[test]
@@ -226,6 +226,7 @@ fn the_report_serializes_in_the_wire_style() {
     let keys: Vec<_> = chip.keys().cloned().collect();
     let expected = [
         "fingerprint",
+        "headShortened",
         "index",
         "inputIndex",
         "keptBytes",

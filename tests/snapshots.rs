@@ -5,7 +5,7 @@ mod common;
 
 use std::fmt::Write;
 
-use mentor_context::{AssembledContext, ContextBuilder, Encoding, XmlFormat, parse_results};
+use mentor_context::{AssembledContext, ContextBuilder, Encoding, Order, XmlFormat, parse_results};
 
 /// Budgets that cut inside the first block, a few blocks in, and most of a fixture.
 const BUDGETS: [usize; 3] = [80, 400, 2000];
@@ -16,13 +16,18 @@ fn report(context: &AssembledContext) -> String {
     for c in &context.citations {
         writeln!(
             out,
-            "[{}] {} | {} | score {} | {} tokens{}",
+            "[{}] {} | {} | score {} | {} tokens{}{}",
             c.index,
             c.title.as_deref().unwrap_or("-"),
             c.source_url.as_deref().unwrap_or("-"),
             c.score,
             c.token_count,
-            if c.truncated { " | truncated" } else { "" }
+            if c.truncated { " | truncated" } else { "" },
+            if c.head_shortened {
+                " | head shortened"
+            } else {
+                ""
+            }
         )
         .unwrap();
     }
@@ -63,6 +68,45 @@ fn fixtures() {
             }
         }
     });
+}
+
+/// Each order on the support fixture (9 blocks at 1,500 tokens, the last cut), in both
+/// formats: the same blocks, arranged and renumbered.
+#[test]
+fn orders() {
+    let json = std::fs::read_to_string("fixtures/support.json").unwrap();
+    let results = parse_results(&json).unwrap();
+    for order in Order::ALL {
+        for xml in [false, true] {
+            let mut builder = ContextBuilder::new(1500).order(order);
+            if xml {
+                builder = builder.format(XmlFormat);
+            }
+            let context = builder.build().unwrap().assemble(&results);
+            common::check_any_order(&context, &results, &Encoding::O200kBase, xml, None);
+            let format = if xml { "xml" } else { "plain" };
+            insta::assert_snapshot!(format!("order-{order}-{format}"), report(&context));
+        }
+    }
+}
+
+/// Heads capped at 20 tokens on the pricing fixture, whose heads carry three or four metadata
+/// lines: titles and values shortened and marked, the chips flagged.
+#[test]
+fn capped_heads() {
+    let json = std::fs::read_to_string("fixtures/pricing.json").unwrap();
+    let results = parse_results(&json).unwrap();
+    for xml in [false, true] {
+        let mut builder = ContextBuilder::new(400).max_head_tokens(20);
+        if xml {
+            builder = builder.format(XmlFormat);
+        }
+        let context = builder.build().unwrap().assemble(&results);
+        common::check_invariants(&context, &results, &Encoding::O200kBase, xml, None);
+        assert!(context.citations.iter().any(|c| c.head_shortened));
+        let format = if xml { "xml" } else { "plain" };
+        insta::assert_snapshot!(format!("capped-head-{format}"), report(&context));
+    }
 }
 
 /// The wire form is the .NET record's: every fixture reads and writes back to the same JSON

@@ -11,7 +11,8 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 use mentor_context::Engine;
 use mentor_context::{
-    Assembler, BuiltinFormat, ContextBuilder, Duplicates, Encoding, Error, Overflow,
+    Assembler, BuiltinFormat, ContextBuilder, Duplicates, Encoding, Error, ModelWindow, Order,
+    Overflow,
 };
 
 use crate::output::Failure;
@@ -145,9 +146,10 @@ pub(crate) struct BuildArgs {
     encoding: Option<Encoding>,
 
     /// Count tokens with the encoding of this OpenAI model (gpt-4o: o200k_base, gpt-4:
-    /// cl100k_base, ...).
-    #[arg(long, value_name = "NAME", value_parser = Encoding::for_model)]
-    model: Option<Encoding>,
+    /// cl100k_base, ...). With --reserve-output or --prompt-tokens, the budget is what the
+    /// model's context window leaves.
+    #[arg(long, value_name = "NAME", value_parser = parse_model)]
+    model: Option<Model>,
 
     /// Block layout: `plain` (numbered `[n] title` heads, fenced content) or `xml`
     /// (<documents><document index="n">...).
@@ -181,8 +183,8 @@ pub(crate) struct BuildArgs {
     #[arg(long, value_name = "N", value_parser = parse_count)]
     max_blocks: Option<usize>,
 
-    /// Keep every result, even those with the same source URL and content as a better-ranked
-    /// one (by default such duplicates are left out).
+    /// The same as --duplicates keep: keep every result, even those with the same source URL
+    /// and content as a better-ranked one.
     #[arg(long)]
     keep_duplicates: bool,
 
@@ -206,6 +208,101 @@ pub(crate) struct BuildArgs {
     /// same counts.
     #[arg(long, value_name = "NAME", value_parser = str::parse::<Engine>)]
     engine: Option<Engine>,
+
+    /// Make unknown properties in the input an error (exit 2) instead of a warning.
+    #[arg(long)]
+    pub(crate) strict: bool,
+
+    /// The order of the blocks in the context. Which results are chosen follows the score
+    /// whatever the order; numbers follow the text.
+    #[arg(
+        long,
+        value_name = "ORDER",
+        default_value_t = Order::Score,
+        value_parser = order_parser(),
+        ignore_case = true
+    )]
+    order: Order,
+
+    /// Put at most this many blocks from one source URL in the context; lower-ranked results
+    /// from other sources fill the room.
+    #[arg(long, value_name = "N", value_parser = parse_count)]
+    max_per_source: Option<usize>,
+
+    /// Which results to leave out as duplicates of a better-ranked one [default:
+    /// url-and-content].
+    #[arg(
+        long,
+        value_name = "MODE",
+        value_parser = duplicates_parser(),
+        ignore_case = true,
+        conflicts_with = "keep_duplicates"
+    )]
+    duplicates: Option<Duplicates>,
+
+    /// Keep each block's head (marker, title, metadata) within this many tokens: the title
+    /// and metadata values are shortened, marked with `…`; the citation says so.
+    #[arg(long, value_name = "N", value_parser = parse_count)]
+    max_head_tokens: Option<usize>,
+
+    /// With --model: tokens to keep free for the answer. The budget becomes the model's
+    /// context window less this and --prompt-tokens.
+    #[arg(
+        long,
+        value_name = "TOKENS",
+        value_parser = parse_count,
+        requires = "model",
+        conflicts_with = "budget"
+    )]
+    reserve_output: Option<usize>,
+
+    /// With --model: tokens the rest of the prompt (system message, question, history)
+    /// takes. The budget becomes the model's context window less this and --reserve-output.
+    #[arg(
+        long,
+        value_name = "TOKENS",
+        value_parser = parse_count,
+        requires = "model",
+        conflicts_with = "budget"
+    )]
+    prompt_tokens: Option<usize>,
+}
+
+/// A model named by `--model`: its name (for its context window) and its encoding.
+#[derive(Debug, Clone)]
+struct Model {
+    name: String,
+    encoding: Encoding,
+}
+
+fn parse_model(name: &str) -> Result<Model, Error> {
+    Ok(Model {
+        name: name.to_string(),
+        encoding: Encoding::for_model(name)?,
+    })
+}
+
+/// The `--order` parser: the orders listed with their help, then parsed by the library.
+fn order_parser() -> impl TypedValueParser<Value = Order> {
+    PossibleValuesParser::new([
+        PossibleValue::new("score").help("Best score first"),
+        PossibleValue::new("as-given").help("The order of the input (already reranked)"),
+        PossibleValue::new("edges")
+            .help("Best at the start and the end, weakest in the middle (lost in the middle)"),
+    ])
+    .try_map(|name| name.parse::<Order>())
+}
+
+/// The `--duplicates` parser: the modes listed with their help, then parsed by the library.
+fn duplicates_parser() -> impl TypedValueParser<Value = Duplicates> {
+    PossibleValuesParser::new([
+        PossibleValue::new("url-and-content")
+            .help("Same source URL and same content as a better-ranked result"),
+        PossibleValue::new("content")
+            .help("Same content, whatever the URL (mirrors, syndicated pages)"),
+        PossibleValue::new("keep").help("Keep every result"),
+    ])
+    .try_map(|name| name.parse::<Duplicates>())
 }
 
 /// The `--overflow` parser: the policies listed with their help (so `--help` explains each
@@ -218,6 +315,26 @@ fn overflow_parser() -> impl TypedValueParser<Value = Overflow> {
         PossibleValue::new("skip").help("Leave it out and keep trying lower-ranked results"),
     ])
     .try_map(|name| name.parse::<Overflow>())
+}
+
+/// Options people reach for that are called something else here, with the name to use.
+const MISNAMED: [(&str, &str); 2] = [("--tokens", "--budget"), ("--max-tokens", "--budget")];
+
+/// A one-line message for an option of [`MISNAMED`] among `args` (the program name first),
+/// before the first `--`. clap's own suggestions only find names spelled alike.
+pub(crate) fn misnamed_option(args: impl IntoIterator<Item = String>) -> Option<String> {
+    args.into_iter()
+        .skip(1)
+        .take_while(|arg| arg != "--")
+        .find_map(|arg| {
+            let name = arg.split('=').next().unwrap_or_default().to_string();
+            MISNAMED
+                .iter()
+                .find(|(wrong, _)| *wrong == name)
+                .map(|(wrong, right)| {
+                    format!("unexpected argument `{wrong}` (did you mean `{right}`?)")
+                })
+        })
 }
 
 /// Parses a count of tokens or blocks. Clap's own parser would call `-5` an "invalid digit";
@@ -264,15 +381,24 @@ impl BuildArgs {
     ///
     /// # Errors
     ///
-    /// A bad-input failure when `--engine` does not ship the encoding.
+    /// A bad-input failure when `--engine` does not ship the encoding, or a model whose
+    /// window the reserve and the prompt fill, or whose window is unknown.
     pub(crate) fn builder(&self) -> Result<ContextBuilder, Failure> {
-        let duplicates = if self.keep_duplicates {
-            Duplicates::Keep
-        } else {
-            Duplicates::Drop
+        let duplicates = match self.duplicates {
+            Some(duplicates) => duplicates,
+            None if self.keep_duplicates => Duplicates::Keep,
+            None => Duplicates::default(),
+        };
+        let window = match (&self.model, self.reserve_output, self.prompt_tokens) {
+            (Some(model), reserve, prompt) if reserve.is_some() || prompt.is_some() => Some(
+                ModelWindow::new(&model.name, reserve.unwrap_or(0), prompt.unwrap_or(0))
+                    .map_err(|err| Failure::bad_input(format!("--model: {err}")))?,
+            ),
+            _ => None,
         };
         // clap rejects --encoding with --model, so at most one of them is set.
-        let encoding = self.encoding.or(self.model).unwrap_or_default();
+        let model = self.model.as_ref().map(|model| model.encoding);
+        let encoding = self.encoding.or(model).unwrap_or_default();
         let builder = ContextBuilder::new(self.budget);
         let builder = match self.engine {
             Some(engine) => builder.tokenizer(
@@ -291,7 +417,12 @@ impl BuildArgs {
             .min_truncated_tokens(self.min_truncated_tokens)
             .hide_metadata_keys(&self.hide_metadata_key)
             // An empty header is no header, as no --header is.
-            .header(self.header.clone().unwrap_or_default()))
+            .header(self.header.clone().unwrap_or_default())
+            .order(self.order)
+            .max_per_source(self.max_per_source)
+            .max_head_tokens(self.max_head_tokens)
+            // clap rejects --budget with the window's options: the window sets the budget.
+            .window(window))
     }
 
     /// The validated assembler these options describe.

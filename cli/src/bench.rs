@@ -43,7 +43,7 @@ struct BenchReport {
 pub(crate) fn run(args: &BenchArgs) -> Result<String, Failure> {
     let cache = args.cache.then(|| TokenCache::new(BENCH_CACHE_BYTES));
     let assembler = build(&args.build.builder()?.cache(cache))?;
-    let results = Input::new(Some(args.file.as_path())).load()?;
+    let results = Input::new(Some(args.file.as_path())).load(args.build.strict)?;
     for _ in 0..WARM_UP_ASSEMBLIES {
         std::hint::black_box(assembler.assemble(&results));
     }

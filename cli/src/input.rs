@@ -1,12 +1,16 @@
 //! Reading the results: from a file or standard input, checked for UTF-8 and emptiness
 //! before the library parses them, with every problem reported at its line and column.
 
-use std::io::{self, Read};
+use std::io::{self, IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
-use mentor_context::{AssembledContext, Error, MentorRagResult, parse_results};
+use mentor_context::{AssembledContext, Error, MentorRagResult, UnknownProperties, parse_request};
 
-use crate::output::{Failure, escape_name};
+use crate::output::{Failure, escape_name, warning_line};
+
+/// What to say when the results are read from a terminal.
+pub(crate) const STDIN_HINT: &str = "no FILE given: reading JSON results from standard input \
+                                     (pipe a file in, or type them and end with Ctrl-D)";
 
 /// Where the results come from, and the name that messages give it.
 pub(crate) enum Input {
@@ -38,6 +42,10 @@ impl Input {
     fn read(&self) -> io::Result<Vec<u8>> {
         match self {
             Input::Stdin => {
+                // Waiting silently on a terminal looks like a hang.
+                if io::stdin().is_terminal() {
+                    warning_line(STDIN_HINT);
+                }
                 let mut bytes = Vec::new();
                 io::stdin().lock().read_to_end(&mut bytes)?;
                 Ok(bytes)
@@ -51,15 +59,31 @@ impl Input {
         Failure::bad_input(format!("{}: {problem}", self.name()))
     }
 
-    /// Reads and parses the results, reporting the first problem with its position.
-    pub(crate) fn load(&self) -> Result<Vec<MentorRagResult>, Failure> {
+    /// Reads and parses the results, reporting the first problem with its position. Each
+    /// distinct unknown property gets one warning line on standard error, or, when `strict`,
+    /// fails the input at its first occurrence.
+    pub(crate) fn load(&self, strict: bool) -> Result<Vec<MentorRagResult>, Failure> {
         let text = self.text()?;
         // serde_json's "EOF while parsing a value at line 1 column 0" is no help to someone
         // who piped in nothing.
         if text.trim().is_empty() {
             return Err(self.fail("empty input; expected a JSON array of results"));
         }
-        parse_results(&text).map_err(|err| self.fail(err))
+        let unknown = if strict {
+            UnknownProperties::Reject
+        } else {
+            UnknownProperties::Report
+        };
+        let parsed = parse_request(&text, unknown).map_err(|err| self.fail(err))?;
+        for property in &parsed.unknown_properties {
+            warning_line(&format!(
+                "{}: {property}, ignored in {} of {} results (--strict makes this an error)",
+                self.name(),
+                property.count,
+                parsed.results.len()
+            ));
+        }
+        Ok(parsed.results)
     }
 
     /// Reads the whole input as text, without a byte order mark.

@@ -23,13 +23,17 @@ mod output;
 use std::process::ExitCode;
 
 use clap::Parser;
+use mentor_context::MentorRagResult;
 
 use crate::args::{AssembleArgs, Cli, Command};
 use crate::input::Input;
-use crate::output::{Failure, clap_message, error_line, json_line, write_stdout};
+use crate::output::{Failure, clap_message, error_line, json_line, warning_line, write_stdout};
 
 fn main() -> ExitCode {
     report_panics_in_one_line();
+    if let Some(message) = args::misnamed_option(std::env::args()) {
+        return Failure::bad_input(message).report();
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // --help and --version are not errors: print them as clap does, exit 0.
@@ -67,7 +71,7 @@ fn assemble(args: &AssembleArgs) -> Result<String, Failure> {
         Some(previous) => Some((previous.load_report()?, previous)),
         None => None,
     };
-    let results = input.load()?;
+    let results = input.load(args.build.strict)?;
     let context = match &previous {
         Some((report, from)) => assembler
             .assemble_follow_up(report, &results)
@@ -77,7 +81,29 @@ fn assemble(args: &AssembleArgs) -> Result<String, Failure> {
     if args.json {
         json_line(&context)
     } else {
+        if context.text.is_empty() {
+            warning_line(&empty_context(&assembler, &results));
+        }
         Ok(context.text)
+    }
+}
+
+/// Why the context is empty, in one line: an empty context on standard output alone would
+/// look like a failure that said nothing.
+fn empty_context(assembler: &mentor_context::Assembler, results: &[MentorRagResult]) -> String {
+    let budget = assembler.budget();
+    match (results.len(), assembler.smallest_need(results)) {
+        (0, _) => "the context is empty: the input holds no results".to_string(),
+        (n, Some(need)) => format!(
+            "the context is empty: {n} result{}, none fits in the budget of {budget} tokens \
+             (the smallest block needs {need})",
+            if n == 1 { "" } else { "s" }
+        ),
+        (n, None) => format!(
+            "the context is empty: {n} result{}, all left out by --min-score, --max-blocks \
+             or --max-per-source",
+            if n == 1 { "" } else { "s" }
+        ),
     }
 }
 

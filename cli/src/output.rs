@@ -53,6 +53,11 @@ pub(crate) fn error_line(message: &str) {
     let _ = writeln!(io::stderr(), "mentor-context: {}", one_line(message));
 }
 
+/// Writes `message` on standard error as one warning line: the output is still written.
+pub(crate) fn warning_line(message: &str) {
+    error_line(&format!("warning: {message}"));
+}
+
 /// `text` with every line break and other control character turned into a space, so that a
 /// message stays one line whatever a file name or parser message contains.
 pub(crate) fn one_line(text: &str) -> String {

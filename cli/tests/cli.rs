@@ -10,8 +10,12 @@ mod bad_input;
 mod batch;
 #[path = "cli/citations.rs"]
 mod citations;
+#[path = "cli/dotnet.rs"]
+mod dotnet;
 #[path = "cli/hostile.rs"]
 mod hostile;
+#[path = "cli/selection.rs"]
+mod selection;
 #[path = "cli/success.rs"]
 mod success;
 

@@ -3,13 +3,18 @@
 //! [`Assembler::assemble`] runs one [`Assembly`](placing::Assembly): rank and filter
 //! (`selection.rs`), place blocks while they fit (`placing.rs`), cut the first that does not
 //! (`cut.rs`), and, for a tokenizer or format whose joins are not exact, recount
-//! (`recount.rs`). What depends only on the configuration is counted once (`frame.rs`).
+//! (`recount.rs`), then arrange the blocks in the configured order (`order.rs`). Heads are
+//! kept within `max_head_tokens` by `head_cap.rs`. What depends only on the configuration is
+//! counted once (`frame.rs`).
 
 mod cut;
+mod explain;
 mod follow_up;
 mod frame;
+mod head_cap;
 #[cfg(feature = "rayon")]
 mod many;
+mod order;
 mod placing;
 mod recount;
 mod selection;

@@ -4,6 +4,7 @@ use std::borrow::Cow;
 
 use super::AssemblyStats;
 use super::frame::Frame;
+use super::head_cap;
 use super::selection::{Filters, ranked};
 use crate::builder::ContextBuilder;
 use crate::context::{AssembledContext, Citation, Omission, OmitReason};
@@ -99,6 +100,8 @@ impl<'a, 'r> Assembly<'a, 'r> {
         if !self.joins_exact() {
             token_count = self.recount();
         }
+        let token_count = self.arrange(results, token_count);
+        let window = self.config.window.clone();
         let context = AssembledContext {
             text: self.text,
             token_count,
@@ -106,6 +109,8 @@ impl<'a, 'r> Assembly<'a, 'r> {
             encoding: self.config.tokenizer.name().to_string(),
             citations: self.citations,
             omitted: self.omitted,
+            headroom: window.as_ref().map(|w| w.headroom(token_count)),
+            window,
         };
         let stats = AssemblyStats {
             bytes_tokenized: self.meter.bytes_tokenized,
@@ -142,6 +147,7 @@ impl<'a, 'r> Assembly<'a, 'r> {
                     used += placed.tokens;
                     room -= placed.tokens;
                     self.cite(i, result, index, &placed);
+                    filters.placed(result);
                     if placed.truncated {
                         break;
                     }
@@ -197,6 +203,7 @@ impl<'a, 'r> Assembly<'a, 'r> {
             kept_bytes: kept.map(str::len),
             kept_utf16: kept.map(utf16_len),
             fingerprint: Fingerprint::of(&result.content),
+            head_shortened: head_cap::shortens(self.config, result, index, placed.truncated),
         });
     }
 
@@ -298,7 +305,8 @@ impl<'a, 'r> Assembly<'a, 'r> {
     }
 }
 
-/// Writes the head of `result` as block `index` in the format of `config`.
+/// Writes the head of `result` as block `index` in the format of `config`, shortened to
+/// `max_head_tokens` if that is set.
 pub(super) fn write_head(
     config: &ContextBuilder,
     result: &MentorRagResult,
@@ -306,6 +314,10 @@ pub(super) fn write_head(
     truncated: bool,
     out: &mut String,
 ) {
+    if let Some(shortened) = head_cap::shorten(config, result, index, truncated) {
+        config.format.head(&shortened.head(index, truncated), out);
+        return;
+    }
     let head = BlockHead::new(
         index,
         result.display_title(),

@@ -6,10 +6,10 @@ use super::placing::Assembly;
 use crate::context::{Omission, OmitReason};
 
 /// Joins recorded before the first block: the header's end and the opening's end.
-const JOINS_BEFORE_BLOCKS: usize = 2;
+pub(super) const JOINS_BEFORE_BLOCKS: usize = 2;
 
 /// Joins recorded per block: its start and its body's start.
-const JOINS_PER_BLOCK: usize = 2;
+pub(super) const JOINS_PER_BLOCK: usize = 2;
 
 impl Assembly<'_, '_> {
     /// Whether every join between separately counted pieces is exact for the tokenizer.

@@ -42,13 +42,15 @@ fn descending_key(score: f32) -> u32 {
 }
 
 /// The filters a result passes before it is tried as a block, applied in one order
-/// everywhere: the minimum score, duplicates, the block limit.
+/// everywhere: the minimum score, duplicates, the limit per source, the block limit.
 pub(super) struct Filters<'c, 'r> {
     config: &'c ContextBuilder,
     /// Results already tried as blocks, by the fingerprint of their source URL and content,
     /// to find duplicates among in expected constant time each.
     tried: HashMap<u64, Vec<&'r MentorRagResult>>,
     seed: u64,
+    /// Blocks placed per source URL, counted only when there is a limit per source.
+    per_source: HashMap<&'r str, usize>,
 }
 
 impl<'c, 'r> Filters<'c, 'r> {
@@ -57,6 +59,17 @@ impl<'c, 'r> Filters<'c, 'r> {
             config,
             tried: HashMap::new(),
             seed: process_seed(),
+            per_source: HashMap::new(),
+        }
+    }
+
+    /// Notes that `result` went into the text, for the limit per source. A result that was
+    /// tried but did not fit takes no room from its source.
+    pub(super) fn placed(&mut self, result: &'r MentorRagResult) {
+        if self.config.max_per_source.is_some()
+            && let Some(url) = result.source_url.as_deref()
+        {
+            *self.per_source.entry(url).or_default() += 1;
         }
     }
 
@@ -73,6 +86,7 @@ impl<'c, 'r> Filters<'c, 'r> {
             key = Some(fingerprint);
             self.seen(fingerprint, result)
         });
+        // `key` is set only when duplicates are looked for.
         if reason.is_none()
             && let Some(key) = key
         {
@@ -99,8 +113,10 @@ impl<'c, 'r> Filters<'c, 'r> {
     ) -> Option<OmitReason> {
         if self.below_min_score(result.score) {
             Some(OmitReason::BelowMinScore)
-        } else if self.config.duplicates == Duplicates::Drop && is_duplicate() {
+        } else if self.config.duplicates != Duplicates::Keep && is_duplicate() {
             Some(OmitReason::Duplicate)
+        } else if self.source_is_full(result) {
+            Some(OmitReason::OverSourceLimit)
         } else if self.config.max_blocks.is_some_and(|max| blocks >= max) {
             Some(OmitReason::OverBlockLimit)
         } else {
@@ -118,25 +134,48 @@ impl<'c, 'r> Filters<'c, 'r> {
         })
     }
 
-    /// Whether a result with the same source URL and content as `result`, whose fingerprint
-    /// is `key`, was already tried.
-    fn seen(&self, key: u64, result: &MentorRagResult) -> bool {
-        self.tried.get(&key).is_some_and(|tried| {
-            tried
-                .iter()
-                .any(|seen| seen.source_url == result.source_url && seen.content == result.content)
+    /// Whether the source of `result` already has the most blocks allowed. Results without
+    /// a source URL are not counted against each other: nothing says they share a source.
+    fn source_is_full(&self, result: &MentorRagResult) -> bool {
+        self.config.max_per_source.is_some_and(|max| {
+            result
+                .source_url
+                .as_deref()
+                .is_some_and(|url| self.per_source.get(url).copied().unwrap_or(0) >= max)
         })
     }
 
-    /// The fingerprint duplicates share: source URL (or its absence) and content.
+    /// Whether the duplicates mode compares source URLs as well as content.
+    fn same_url_too(&self) -> bool {
+        self.config.duplicates == Duplicates::UrlAndContent
+    }
+
+    /// Whether a result that counts as the same as `result` (whose fingerprint is `key`) was
+    /// already tried.
+    fn seen(&self, key: u64, result: &MentorRagResult) -> bool {
+        let same_url_too = self.same_url_too();
+        self.tried.get(&key).is_some_and(|tried| {
+            tried.iter().any(|seen| {
+                (!same_url_too || seen.source_url == result.source_url)
+                    && seen.content == result.content
+            })
+        })
+    }
+
+    /// The fingerprint duplicates share: content, and the source URL (or its absence) when
+    /// the mode compares it.
     fn key(&self, result: &MentorRagResult) -> u64 {
+        let content = result.content.as_bytes();
+        if !self.same_url_too() {
+            return fingerprint(self.seed, &[content]);
+        }
         let url = result.source_url.as_deref().map_or(&[][..], str::as_bytes);
         let has_url: &[u8] = if result.source_url.is_some() {
             b"u"
         } else {
             b""
         };
-        fingerprint(self.seed, &[has_url, url, result.content.as_bytes()])
+        fingerprint(self.seed, &[has_url, url, content])
     }
 }
 
@@ -192,5 +231,51 @@ mod tests {
         // The minimum itself passes.
         let edge = MentorRagResult::from_content("c", 0.5);
         assert_eq!(filters.admit(&edge, 0), None);
+    }
+
+    #[test]
+    fn content_duplicates_ignore_the_url_and_url_duplicates_do_not() {
+        let a = MentorRagResult::from_content("same", 0.9).with_source_url("https://a.example");
+        let b = MentorRagResult::from_content("same", 0.8).with_source_url("https://b.example");
+        let c = MentorRagResult::from_content("same", 0.7).with_source_url("https://a.example");
+        for (mode, b_reason, c_reason) in [
+            (Duplicates::UrlAndContent, None, Some(OmitReason::Duplicate)),
+            (
+                Duplicates::Content,
+                Some(OmitReason::Duplicate),
+                Some(OmitReason::Duplicate),
+            ),
+            (Duplicates::Keep, None, None),
+        ] {
+            let config = ContextBuilder::new(10).duplicates(mode);
+            let mut filters = Filters::new(&config);
+            assert_eq!(filters.admit(&a, 0), None);
+            assert_eq!(filters.admit(&b, 1), b_reason, "{mode}");
+            assert_eq!(filters.admit(&c, 1), c_reason, "{mode}");
+        }
+    }
+
+    #[test]
+    fn the_limit_per_source_counts_placed_blocks_of_that_source_only() {
+        let config = ContextBuilder::new(10).max_per_source(1);
+        let mut filters = Filters::new(&config);
+        let a1 = MentorRagResult::from_content("1", 0.9).with_source_url("https://a.example");
+        let a2 = MentorRagResult::from_content("2", 0.8).with_source_url("https://a.example");
+        let b = MentorRagResult::from_content("3", 0.7).with_source_url("https://b.example");
+        let none = MentorRagResult::from_content("4", 0.6);
+        assert_eq!(filters.admit(&a1, 0), None);
+        // Tried but not placed (it did not fit): the source still has room.
+        assert_eq!(filters.admit(&a2, 0), None);
+        filters.placed(&a2);
+        let a3 = MentorRagResult::from_content("5", 0.5).with_source_url("https://a.example");
+        assert_eq!(filters.admit(&a3, 1), Some(OmitReason::OverSourceLimit));
+        assert_eq!(
+            filters.reason_after_full(&a3, 1),
+            OmitReason::OverSourceLimit
+        );
+        assert_eq!(filters.admit(&b, 1), None);
+        filters.placed(&none);
+        filters.placed(&none);
+        assert_eq!(filters.admit(&none, 2), None);
     }
 }

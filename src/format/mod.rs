@@ -159,14 +159,14 @@ impl<'a> BlockHead<'a> {
     }
 
     /// The metadata entries to show, in insertion order, without the keys the assembler was
-    /// told to keep out of the prompt.
+    /// told to keep out of the prompt and without `null` values (they stay on the chip).
     pub fn metadata(&self) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
         let hidden = self.hidden_keys;
         self.metadata
             .into_iter()
             .flatten()
             .filter(move |(k, _)| !hidden.iter().any(|h| h == *k))
-            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .filter_map(|(k, v)| Some((k.as_str(), v.as_deref()?)))
     }
 }
 
@@ -177,7 +177,7 @@ pub(crate) mod tests {
     pub(crate) fn metadata(entries: &[(&str, &str)]) -> Metadata {
         entries
             .iter()
-            .map(|&(k, v)| (k.to_string(), v.to_string()))
+            .map(|&(k, v)| (k.to_string(), Some(v.to_string())))
             .collect()
     }
 

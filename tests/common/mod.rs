@@ -167,9 +167,29 @@ pub fn shown(format: &dyn Format, content: &str) -> String {
     out
 }
 
-/// Asserts everything that must hold for any assembly of `results`, whatever the options.
-/// `header` is the builder's header: the developer's own text, which the reader skips.
+/// Asserts everything that must hold for any assembly of `results`, whatever the options, in
+/// the default order (by score). `header` is the builder's header: the developer's own text,
+/// which the reader skips.
 pub fn check_invariants(
+    context: &AssembledContext,
+    results: &[MentorRagResult],
+    tokenizer: &dyn TokenCounter,
+    xml: bool,
+    header: Option<&str>,
+) {
+    check_any_order(context, results, tokenizer, xml, header);
+    // Ranking: scores never increase along the citations, NaN only at the end.
+    for pair in context.citations.windows(2) {
+        let (a, b) = (pair[0].score, pair[1].score);
+        assert!(
+            b.is_nan() || (!a.is_nan() && a >= b),
+            "citations out of order: {a} then {b}"
+        );
+    }
+}
+
+/// [`check_invariants`] for blocks in any order (`Order::AsGiven`, `Order::Edges`).
+pub fn check_any_order(
     context: &AssembledContext,
     results: &[MentorRagResult],
     tokenizer: &dyn TokenCounter,
@@ -260,15 +280,6 @@ pub fn check_invariants(
             "header, layout and chips do not add up to the count"
         );
     }
-
-    // Ranking: scores never increase along the citations, NaN only at the end.
-    for pair in context.citations.windows(2) {
-        let (a, b) = (pair[0].score, pair[1].score);
-        assert!(
-            b.is_nan() || (!a.is_nan() && a >= b),
-            "citations out of order: {a} then {b}"
-        );
-    }
     // A block shows its result's whole content, or, cut, a prefix of it that ends on a
     // grapheme boundary; in either layout, as the format writes content.
     for (citation, block) in context.citations.iter().zip(&blocks) {
@@ -301,7 +312,6 @@ pub fn check_invariants(
     }
 }
 
-/// Every chip and omission points at its own input, each input exactly once; a cut chip's
 /// kept lengths measure a prefix of its content in UTF-8 and UTF-16.
 pub fn check_provenance(context: &AssembledContext, results: &[MentorRagResult]) {
     let mut seen = vec![false; results.len()];

@@ -66,7 +66,10 @@ fn invalid_utf8() {
 fn not_an_array() {
     bad_file(
         br#"{"content": "x", "score": 1}"#,
-        &["line 1", "expected a sequence"],
+        &[
+            "line 1, column 1",
+            "expected a JSON array of results, found an object",
+        ],
     );
 }
 
@@ -93,7 +96,7 @@ fn a_field_of_the_wrong_type() {
     );
     bad_file(
         b"[\n  {\"content\": \"x\", \"score\": \"high\"}\n]",
-        &["line 2", "invalid type: string \"high\""],
+        &["line 2", "string \"high\", expected a finite number"],
     );
 }
 

@@ -170,8 +170,16 @@ fn puts_the_header_first_within_the_budget() {
 }
 
 #[test]
-fn an_empty_array_gives_an_empty_context() {
-    assert_eq!(run_with_stdin(&["assemble"], b"[]").ok(), "");
+fn an_empty_array_gives_an_empty_context_and_says_so() {
+    let run = run_with_stdin(&["assemble"], b"[]");
+    assert_eq!((run.code, run.stdout.as_str()), (Some(0), ""), "{run:#?}");
+    assert_eq!(
+        run.stderr,
+        "mentor-context: warning: the context is empty: the input holds no results\n"
+    );
+    // The report says it all: nothing on standard error.
+    let report = run_with_stdin(&["assemble", "--json"], b"[]").json();
+    assert!(citations(&report).is_empty());
 }
 
 #[test]

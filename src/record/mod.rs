@@ -1,18 +1,33 @@
 //! The retrieval result we mirror from .NET: `Novior.MentorAgent.Abstractions.Models.MentorRagResult`.
+//!
+//! `wire.rs` reads one record the way System.Text.Json's web defaults do; `request.rs` reads
+//! a whole request and says, in plain words, what is wrong with one that is not an array.
+
+mod request;
+mod similar;
+mod wire;
 
 use indexmap::IndexMap;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::Serialize;
 
-use crate::error::Error;
+pub use request::{
+    ParsedResults, UnknownProperties, UnknownProperty, parse_request, parse_results,
+};
 
 /// Ordered `key: value` facts about a document, such as an author, a date or a version.
 /// Insertion order is kept: it is the order the model sees them in.
-pub type Metadata = IndexMap<String, String>;
+///
+/// A value is `None` where the .NET side holds `null` (a `Dictionary<string, string?>`): it
+/// stays on the citation chip as `null` and writes no line in the prompt.
+pub type Metadata = IndexMap<String, Option<String>>;
 
 /// A single result from a retrieval (RAG) search.
 ///
 /// Its JSON form is the one the .NET record produces with System.Text.Json's web defaults:
-/// camelCase names, `null` for absent values.
+/// camelCase names, `null` for absent values. It is read as those defaults read it: property
+/// names in any letter case (`Content`, `SOURCEURL`), a score given as a numeric string
+/// (`"0.9"`), `null` metadata values; unknown properties are ignored (use
+/// [`parse_request`] to hear about them).
 ///
 /// ```
 /// use mentor_context::MentorRagResult;
@@ -33,23 +48,19 @@ pub type Metadata = IndexMap<String, String>;
 /// assert_eq!(serde_json::from_str::<MentorRagResult>(&json)?, result);
 /// # Ok::<(), serde_json::Error>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MentorRagResult {
     /// The retrieved text injected into the prompt.
     pub content: String,
     /// URL of the source document, used as the link of its citation chip.
-    #[serde(default)]
     pub source_url: Option<String>,
     /// Display title of the citation chip; falls back to `source_url`.
-    #[serde(default)]
     pub title: Option<String>,
     /// Relevance: higher is more relevant. Read from JSON it is always finite.
-    #[serde(deserialize_with = "finite_score")]
     pub score: f32,
     /// Facts shown to the model next to the title, one `key: value` line each, in order.
-    /// `None` or empty adds nothing.
-    #[serde(default)]
+    /// `None` or empty adds nothing; so does an entry whose value is `None`.
     pub metadata: Option<Metadata>,
 }
 
@@ -118,7 +129,7 @@ impl MentorRagResult {
         self.metadata = Some(
             entries
                 .into_iter()
-                .map(|(k, v)| (k.into(), v.into()))
+                .map(|(k, v)| (k.into(), Some(v.into())))
                 .collect(),
         );
         self
@@ -142,64 +153,10 @@ impl MentorRagResult {
     }
 }
 
-/// Reads a JSON array of results in the wire form of [`MentorRagResult`].
-///
-/// # Errors
-///
-/// [`Error::Json`], with the line and column, when the text is not JSON, not an array, a
-/// record lacks `content` or `score`, a field has the wrong type (metadata values must be
-/// strings), or a score is not a finite number.
-///
-/// ```
-/// let results = mentor_context::parse_results(r#"[{"content":"a","score":1}]"#)?;
-/// assert_eq!(results[0].title, None);
-///
-/// let err = mentor_context::parse_results(r#"[{"score":1}]"#).unwrap_err();
-/// assert_eq!(err.to_string(), "line 1, column 12: missing field `content`");
-/// # Ok::<(), mentor_context::Error>(())
-/// ```
-pub fn parse_results(json: &str) -> Result<Vec<MentorRagResult>, Error> {
-    Ok(serde_json::from_str(json)?)
-}
-
-fn finite_score<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f32, D::Error> {
-    /// Accepts any JSON number, and says "a finite number" when given something else.
-    struct Score;
-
-    impl serde::de::Visitor<'_> for Score {
-        type Value = f32;
-
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("a finite number")
-        }
-
-        fn visit_f64<E: serde::de::Error>(self, score: f64) -> Result<f32, E> {
-            // A JSON number too large for f32 would silently become infinity.
-            let narrowed = score as f32;
-            if narrowed.is_finite() {
-                Ok(narrowed)
-            } else {
-                Err(E::custom(format_args!(
-                    "score {score:e} is not a finite 32-bit number"
-                )))
-            }
-        }
-
-        fn visit_i64<E: serde::de::Error>(self, score: i64) -> Result<f32, E> {
-            self.visit_f64(score as f64)
-        }
-
-        fn visit_u64<E: serde::de::Error>(self, score: u64) -> Result<f32, E> {
-            self.visit_f64(score as f64)
-        }
-    }
-
-    deserializer.deserialize_f64(Score)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Error;
 
     #[test]
     fn display_title_falls_back_to_url() {
@@ -243,7 +200,10 @@ mod tests {
         let err = parse_results(r#"[{"content":"x","score":1,"metadata":{"a":1}}]"#).unwrap_err();
         assert!(err.to_string().contains("expected a string"), "{err}");
         let err = parse_results(r#"{"content":"x","score":1}"#).unwrap_err();
-        assert!(err.to_string().contains("expected a sequence"), "{err}");
+        assert!(
+            err.to_string().contains("expected a JSON array of results"),
+            "{err}"
+        );
         let err = parse_results(r#"[{"content":"x","score":"high"}]"#).unwrap_err();
         assert!(
             err.to_string().contains("expected a finite number"),

@@ -1,0 +1,130 @@
+//! Explaining an empty context: how many tokens the smallest block would need.
+
+use super::Assembler;
+use super::placing::write_head;
+use crate::meter::Meter;
+use crate::options::Overflow;
+use crate::record::MentorRagResult;
+
+/// Blocks larger than this many budgets are not counted to the end: the need reported is then
+/// a lower bound, and the cost stays in proportion to the budget.
+const MAX_BUDGETS_COUNTED: usize = 64;
+
+impl Assembler {
+    /// The smallest budget, all other settings kept, at which the text of `results` is not
+    /// empty: to explain an empty context ("the smallest block needs 69 tokens"). `None` when
+    /// no result could ever be in it (all below the minimum score, or a block limit of 0).
+    ///
+    /// Beyond 64 budgets (at least 4,096 tokens) it stops looking and returns what it knows to
+    /// be a lower bound. It counts every eligible result up to that bound, then assembles at
+    /// a few budgets (doubling steps, then halving): call it when explaining, not on every
+    /// request.
+    ///
+    /// ```
+    /// use mentor_context::{ContextBuilder, MentorRagResult};
+    ///
+    /// let results = [MentorRagResult::from_content("Plan B costs 12 EUR a month.", 0.9)];
+    /// let assembler = ContextBuilder::new(5).build()?;
+    /// assert!(assembler.assemble(&results).citations.is_empty());
+    /// let need = assembler.smallest_need(&results).unwrap();
+    /// let roomy = ContextBuilder::new(need).build()?;
+    /// assert_eq!(roomy.assemble(&results).citations.len(), 1);
+    /// # Ok::<(), mentor_context::Error>(())
+    /// ```
+    #[must_use]
+    pub fn smallest_need(&self, results: &[MentorRagResult]) -> Option<usize> {
+        let (lower, ceiling) = self.need_at_least(results)?;
+        let works = |budget: usize| {
+            self.config()
+                .clone()
+                .budget(budget)
+                .build()
+                .is_ok_and(|assembler| !assembler.assemble(results).citations.is_empty())
+        };
+        // Budgets below `lower` cannot work. Step up from it in doubling steps, then bisect
+        // between the last that failed and the first that worked.
+        let (mut failed, mut worked, mut step) = (lower.checked_sub(1), lower, 1usize);
+        while !works(worked) {
+            if worked >= ceiling {
+                return Some(lower);
+            }
+            failed = Some(worked);
+            worked = worked.saturating_add(step).min(ceiling);
+            step = step.saturating_mul(2);
+        }
+        while let Some(fail) = failed
+            && worked - fail > 1
+        {
+            let mid = fail + (worked - fail) / 2;
+            if works(mid) {
+                worked = mid;
+            } else {
+                failed = Some(mid);
+            }
+        }
+        Some(worked)
+    }
+
+    /// A budget below which no result can be in the text, and where to stop looking; `None`
+    /// if none ever can.
+    fn need_at_least(&self, results: &[MentorRagResult]) -> Option<(usize, usize)> {
+        let config = self.config();
+        let frame = &self.inner.frame;
+        if config.max_blocks == Some(0) {
+            return None;
+        }
+        let tokenizer = &*config.tokenizer;
+        let mut meter = Meter::new(tokenizer, config.cache.as_ref());
+        let format = &*config.format;
+        let ceiling = config
+            .budget
+            .max(64)
+            .saturating_mul(MAX_BUDGETS_COUNTED)
+            .max(4096);
+        let mut best: Option<usize> = None;
+        let mut block = String::new();
+        for result in results {
+            let passes = config.min_score.is_none_or(|min| result.score >= min)
+                && (config.max_per_source != Some(0) || result.source_url.is_none());
+            if !passes {
+                continue;
+            }
+            let mut need = ceiling.min(best.unwrap_or(usize::MAX));
+            if config.overflow == Overflow::Truncate {
+                block.clear();
+                write_head(config, result, 1, true, &mut block);
+                // A head is counted no further than it could help: it can be megabytes.
+                if let Some(head) = meter.measure(&block, need, None) {
+                    let cut = head
+                        .saturating_add(frame.cut_open_tokens)
+                        .saturating_add(frame.cut_close_tokens)
+                        .saturating_add(frame.min_truncated_tokens.max(1));
+                    need = need.min(cut);
+                }
+            }
+            block.clear();
+            write_head(config, result, 1, false, &mut block);
+            // No more content than could fit in `need` tokens is rendered.
+            let reach = need
+                .saturating_add(1)
+                .saturating_mul(tokenizer.max_token_bytes());
+            let content = &result.content;
+            let prefix = &content[..content.floor_char_boundary(reach.min(content.len()))];
+            format.content_open(prefix, &mut block);
+            format.content(prefix, &mut block);
+            format.content_close(prefix, false, &mut block);
+            if let Some(whole) = meter.measure(&block, need, None)
+                && prefix.len() == content.len()
+            {
+                need = need.min(whole);
+            }
+            best = Some(best.map_or(need, |b| b.min(need)));
+        }
+        best.map(|need| {
+            (
+                need + frame.header_tokens + frame.open_close_tokens,
+                ceiling,
+            )
+        })
+    }
+}

@@ -1,0 +1,246 @@
+//! Reading a request: a JSON array of results, and what to say when it is something else.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::wire::{RecordSeed, Unknowns};
+pub use super::wire::{UnknownProperties, UnknownProperty};
+use crate::error::Error;
+use crate::record::MentorRagResult;
+
+/// A request read by [`parse_request`]: the results, and the properties that were ignored.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ParsedResults {
+    /// The results, in input order.
+    pub results: Vec<MentorRagResult>,
+    /// One entry per distinct unknown property name, in the order first seen.
+    pub unknown_properties: Vec<UnknownProperty>,
+}
+
+/// Reads a JSON array of results in the wire form of [`MentorRagResult`], as .NET's
+/// System.Text.Json web defaults read it (property names in any case, numeric-string scores,
+/// `null` metadata values). Unknown properties are ignored; [`parse_request`] reports them.
+///
+/// # Errors
+///
+/// [`Error::Json`], with the line and column, when the text is not JSON, not an array of
+/// results (the message says what it is instead), a record lacks `content` or `score`, a
+/// field has the wrong type (metadata values must be strings or `null`), or a score is not a
+/// finite number.
+///
+/// ```
+/// let results = mentor_context::parse_results(r#"[{"Content":"a","Score":"1"}]"#)?;
+/// assert_eq!(results[0].score, 1.0);
+///
+/// let err = mentor_context::parse_results(r#"[{"score":1}]"#).unwrap_err();
+/// assert_eq!(err.to_string(), "line 1, column 12: missing field `content`");
+/// # Ok::<(), mentor_context::Error>(())
+/// ```
+pub fn parse_results(json: &str) -> Result<Vec<MentorRagResult>, Error> {
+    parse_request(json, UnknownProperties::Report).map(|parsed| parsed.results)
+}
+
+/// [`parse_results`], also telling what was ignored: with [`UnknownProperties::Report`] each
+/// distinct unknown property is listed with the known name it most resembles; with
+/// [`UnknownProperties::Reject`] the first one is an error.
+///
+/// # Errors
+///
+/// As [`parse_results`], and [`Error::Json`] at the first unknown property with
+/// [`UnknownProperties::Reject`].
+///
+/// ```
+/// use mentor_context::{UnknownProperties, parse_request};
+///
+/// let json = r#"[{"content":"a","score":1,"source_url":"https://x.example"}]"#;
+/// let parsed = parse_request(json, UnknownProperties::Report)?;
+/// assert_eq!(parsed.unknown_properties[0].name, "source_url");
+/// assert_eq!(parsed.unknown_properties[0].closest.as_deref(), Some("sourceUrl"));
+///
+/// let err = parse_request(json, UnknownProperties::Reject).unwrap_err();
+/// assert!(err.to_string().ends_with("unknown property `source_url` (did you mean `sourceUrl`?)"));
+/// # Ok::<(), mentor_context::Error>(())
+/// ```
+pub fn parse_request(json: &str, unknown: UnknownProperties) -> Result<ParsedResults, Error> {
+    let start = json.len() - json.trim_start().len();
+    if !json[start..].starts_with('[') {
+        return Err(not_an_array(json, start));
+    }
+    let mut unknowns = Unknowns::new(Some(unknown));
+    let mut deserializer = serde_json::Deserializer::from_str(json);
+    let results = ListSeed(&mut unknowns).deserialize(&mut deserializer)?;
+    if let Err(err) = deserializer.end() {
+        // serde_json says "trailing characters"; the position of the extra JSON is right.
+        let mut error = Error::from(err);
+        if let Error::Json { message, .. } = &mut error {
+            *message = "expected one JSON array of results, found more JSON after it \
+                        (for many requests use `mentor-context batch`)"
+                .to_string();
+        }
+        return Err(error);
+    }
+    Ok(ParsedResults {
+        results,
+        unknown_properties: unknowns.into_found(),
+    })
+}
+
+/// Reads the array, one record at a time, with the same collector.
+struct ListSeed<'u>(&'u mut Unknowns);
+
+impl<'de> DeserializeSeed<'de> for ListSeed<'_> {
+    type Value = Vec<MentorRagResult>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ListSeed<'_> {
+    type Value = Vec<MentorRagResult>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON array of results")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        // The size hint of a JSON array is unknown; a hostile one could claim anything.
+        let mut results = Vec::new();
+        while let Some(result) = seq.next_element_seed(RecordSeed(&mut *self.0))? {
+            results.push(result);
+        }
+        Ok(results)
+    }
+}
+
+/// The error for a request that does not start with `[`, saying what it is instead: one
+/// object (perhaps a single result), an object holding the array, one object per line (JSON
+/// Lines), or a value of another kind. Only runs on the error path.
+fn not_an_array(json: &str, start: usize) -> Error {
+    let mut values = serde_json::Deserializer::from_str(&json[start..]).into_iter::<Value>();
+    let first = match values.next() {
+        Some(Ok(value)) => value,
+        // Not JSON at all: the parser's own message, at its position.
+        Some(Err(err)) => return Error::from(err),
+        None => {
+            return at(
+                json,
+                start,
+                "empty input; expected a JSON array of results",
+                None,
+            );
+        }
+    };
+    let found = match &first {
+        Value::Object(map) => {
+            let another = matches!(values.next(), Some(Ok(Value::Object(_))));
+            let holder = map.iter().find(|(_, v)| v.is_array()).map(|(k, _)| k);
+            match (another, holder) {
+                (true, _) => "one JSON object per line (JSON Lines); put the results in one \
+                              array, [{...}, {...}]"
+                    .to_string(),
+                (false, Some(key)) => format!(
+                    "an object holding an array in `{key}`; pass the array itself \
+                     (for many requests use `mentor-context batch`)"
+                ),
+                (false, None) => {
+                    "an object (for many requests use `mentor-context batch`)".to_string()
+                }
+            }
+        }
+        Value::String(_) => "a string".to_string(),
+        Value::Number(_) => "a number".to_string(),
+        Value::Bool(b) => format!("`{b}`"),
+        Value::Null => "`null`".to_string(),
+        Value::Array(_) => unreachable!("the text does not start with `[`"),
+    };
+    at(
+        json,
+        start,
+        &format!("expected a JSON array of results, found {found}"),
+        None,
+    )
+}
+
+/// An [`Error::Json`] at byte `offset` of `json`.
+fn at(
+    json: &str,
+    offset: usize,
+    message: &str,
+    source: impl Into<Option<serde_json::Error>>,
+) -> Error {
+    let before = &json[..offset];
+    let line = 1 + before.matches('\n').count();
+    let column = 1 + offset - before.rfind('\n').map_or(0, |at| at + 1);
+    let source = source
+        .into()
+        .unwrap_or_else(|| <serde_json::Error as de::Error>::custom(message));
+    Error::Json {
+        line,
+        column,
+        message: message.to_string(),
+        source: Arc::new(source),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(json: &str) -> String {
+        parse_results(json).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn shapes_that_are_not_an_array_are_named_in_plain_words() {
+        assert_eq!(
+            message(r#"{"content":"x","score":1}"#),
+            "line 1, column 1: expected a JSON array of results, found an object \
+             (for many requests use `mentor-context batch`)"
+        );
+        assert_eq!(
+            message("\n  {\"results\": [{\"content\":\"x\",\"score\":1}]}"),
+            "line 2, column 3: expected a JSON array of results, found an object holding an \
+             array in `results`; pass the array itself (for many requests use `mentor-context \
+             batch`)"
+        );
+        assert!(
+            message("{\"content\":\"a\",\"score\":1}\n{\"content\":\"b\",\"score\":1}\n")
+                .contains("found one JSON object per line (JSON Lines)")
+        );
+        assert!(message("\"x\"").ends_with("found a string"));
+        assert!(message("12").ends_with("found a number"));
+        assert!(message("null").ends_with("found `null`"));
+        assert!(message("true").ends_with("found `true`"));
+        assert!(message("[1]").contains("expected a result object"));
+        assert!(message("   ").contains("empty input"));
+        assert_eq!(
+            message("[]\n[]"),
+            "line 2, column 1: expected one JSON array of results, found more JSON after it \
+             (for many requests use `mentor-context batch`)"
+        );
+        // Not JSON: the parser's description, at its position.
+        assert!(message("{oops").starts_with("line 1, column 2: key must be a string"));
+    }
+
+    #[test]
+    fn report_lists_unknown_properties_and_reject_refuses_at_the_property() {
+        let json =
+            "[{\"content\":\"a\",\"score\":1},\n{\"content\":\"b\",\"score\":1,\"Url\":\"u\"}]";
+        let parsed = parse_request(json, UnknownProperties::Report).unwrap();
+        assert_eq!(parsed.results.len(), 2);
+        assert_eq!(parsed.unknown_properties.len(), 1);
+        let err = parse_request(json, UnknownProperties::Reject).unwrap_err();
+        let Error::Json { line, message, .. } = &err else {
+            panic!("{err:?}")
+        };
+        assert_eq!(*line, 2);
+        assert!(message.starts_with("unknown property `Url`"), "{message}");
+    }
+}

@@ -1,0 +1,346 @@
+//! Reading one record as System.Text.Json's web defaults read it: property names in any
+//! letter case, a score given as a numeric string, `null` metadata values, unknown properties
+//! ignored (and, when asked, reported or refused).
+
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::{Deserialize, Serialize};
+
+use super::similar::closest;
+use super::{MentorRagResult, Metadata};
+
+/// The property names of the wire form, as written.
+pub(super) const PROPERTIES: [&str; 5] = ["content", "sourceUrl", "title", "score", "metadata"];
+
+/// What to do with a property the record does not have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum UnknownProperties {
+    /// Ignore it, as System.Text.Json does, and list it in
+    /// [`ParsedResults::unknown_properties`](super::ParsedResults::unknown_properties).
+    #[default]
+    Report,
+    /// Refuse the request: [`Error::Json`](crate::Error::Json) at the property.
+    Reject,
+}
+
+/// A property the records had that [`MentorRagResult`] does not: it was ignored.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct UnknownProperty {
+    /// The name as written in the input (the first spelling seen).
+    pub name: String,
+    /// The known property it most resembles, when one is close (`source_url` → `sourceUrl`).
+    pub closest: Option<String>,
+    /// In how many records it occurred.
+    pub count: usize,
+}
+
+/// What to say about it: the name, and the close known name or else the known names.
+impl fmt::Display for UnknownProperty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&describe(&self.name, self.closest.as_deref()))
+    }
+}
+
+fn describe(name: &str, closest: Option<&str>) -> String {
+    match closest {
+        Some(known) => format!("unknown property `{name}` (did you mean `{known}`?)"),
+        None => format!(
+            "unknown property `{name}` (known: {})",
+            PROPERTIES.join(", ")
+        ),
+    }
+}
+
+/// Collects the unknown properties of a request: one entry per distinct name.
+#[derive(Debug, Default)]
+pub(super) struct Unknowns {
+    policy: Option<UnknownProperties>,
+    found: Vec<UnknownProperty>,
+    /// Position in `found` by name: a hostile request can hold many distinct names.
+    seen: HashMap<String, usize>,
+}
+
+impl Unknowns {
+    /// Collects according to `policy`; `None` ignores them without a word (the plain
+    /// `Deserialize` of one record, which has nowhere to report to).
+    pub(super) fn new(policy: Option<UnknownProperties>) -> Self {
+        Unknowns {
+            policy,
+            ..Unknowns::default()
+        }
+    }
+
+    fn note<E: de::Error>(&mut self, name: &str) -> Result<(), E> {
+        match self.policy {
+            None => Ok(()),
+            Some(UnknownProperties::Reject) => {
+                Err(E::custom(describe(name, closest(name, &PROPERTIES))))
+            }
+            Some(UnknownProperties::Report) => {
+                if let Some(&at) = self.seen.get(name) {
+                    self.found[at].count += 1;
+                } else {
+                    self.seen.insert(name.to_string(), self.found.len());
+                    self.found.push(UnknownProperty {
+                        name: name.to_string(),
+                        closest: closest(name, &PROPERTIES).map(str::to_string),
+                        count: 1,
+                    });
+                }
+                Ok(())
+            }
+        }
+    }
+
+    pub(super) fn into_found(self) -> Vec<UnknownProperty> {
+        self.found
+    }
+}
+
+impl<'de> Deserialize<'de> for MentorRagResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        RecordSeed(&mut Unknowns::new(None)).deserialize(deserializer)
+    }
+}
+
+/// Reads one record, noting its unknown properties.
+pub(super) struct RecordSeed<'u>(pub(super) &'u mut Unknowns);
+
+impl<'de> DeserializeSeed<'de> for RecordSeed<'_> {
+    type Value = MentorRagResult;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+/// A property of the record, matched in any letter case as System.Text.Json's web defaults
+/// (`PropertyNameCaseInsensitive`) do.
+enum Property {
+    Known(usize),
+    Unknown(String),
+}
+
+impl<'de> Deserialize<'de> for Property {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Name;
+        impl Visitor<'_> for Name {
+            type Value = Property;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a property name")
+            }
+            fn visit_str<E: de::Error>(self, name: &str) -> Result<Property, E> {
+                Ok(
+                    match PROPERTIES.iter().position(|p| p.eq_ignore_ascii_case(name)) {
+                        Some(at) => Property::Known(at),
+                        None => Property::Unknown(name.to_string()),
+                    },
+                )
+            }
+        }
+        deserializer.deserialize_identifier(Name)
+    }
+}
+
+impl<'de> Visitor<'de> for RecordSeed<'_> {
+    type Value = MentorRagResult;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a result object with `content` and `score`")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut content: Option<String> = None;
+        let mut source_url: Option<Option<String>> = None;
+        let mut title: Option<Option<String>> = None;
+        let mut score: Option<f32> = None;
+        let mut metadata: Option<Option<Metadata>> = None;
+        while let Some(property) = map.next_key::<Property>()? {
+            let at = match property {
+                Property::Known(at) => at,
+                Property::Unknown(name) => {
+                    self.0.note(&name)?;
+                    map.next_value::<IgnoredAny>()?;
+                    continue;
+                }
+            };
+            // Two spellings of one property ("content" and "Content") would leave one of
+            // them unread: refuse rather than pick one silently.
+            let twice = || {
+                de::Error::custom(format_args!(
+                    "`{}` is given twice (property names are read in any letter case)",
+                    PROPERTIES[at]
+                ))
+            };
+            match at {
+                0 if content.is_some() => return Err(twice()),
+                0 => content = Some(map.next_value()?),
+                1 if source_url.is_some() => return Err(twice()),
+                1 => source_url = Some(map.next_value()?),
+                2 if title.is_some() => return Err(twice()),
+                2 => title = Some(map.next_value()?),
+                3 if score.is_some() => return Err(twice()),
+                3 => score = Some(map.next_value_seed(Score)?),
+                _ if metadata.is_some() => return Err(twice()),
+                _ => metadata = Some(map.next_value()?),
+            }
+        }
+        Ok(MentorRagResult {
+            content: content.ok_or_else(|| de::Error::missing_field("content"))?,
+            source_url: source_url.flatten(),
+            title: title.flatten(),
+            score: score.ok_or_else(|| de::Error::missing_field("score"))?,
+            metadata: metadata.flatten(),
+        })
+    }
+}
+
+/// Reads a score: any JSON number, or a string holding one (System.Text.Json's web defaults
+/// set `NumberHandling.AllowReadingFromString`), that is finite as a 32-bit float.
+struct Score;
+
+impl<'de> DeserializeSeed<'de> for Score {
+    type Value = f32;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<f32, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl Visitor<'_> for Score {
+    type Value = f32;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a finite number")
+    }
+
+    fn visit_f64<E: de::Error>(self, score: f64) -> Result<f32, E> {
+        // A JSON number too large for f32 would silently become infinity.
+        let narrowed = score as f32;
+        if narrowed.is_finite() {
+            Ok(narrowed)
+        } else {
+            Err(E::custom(format_args!(
+                "score {score:e} is not a finite 32-bit number"
+            )))
+        }
+    }
+
+    fn visit_i64<E: de::Error>(self, score: i64) -> Result<f32, E> {
+        self.visit_f64(score as f64)
+    }
+
+    fn visit_u64<E: de::Error>(self, score: u64) -> Result<f32, E> {
+        self.visit_f64(score as f64)
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<f32, E> {
+        // Only the JSON number grammar, as .NET reads it: no "NaN", "inf", "+1", " 1" or ".5".
+        let number = (!text.starts_with(|c: char| c.is_whitespace()))
+            .then(|| serde_json::from_str::<f64>(text).ok())
+            .flatten();
+        match number {
+            Some(score) => self.visit_f64(score),
+            None => Err(E::invalid_value(de::Unexpected::Str(text), &self)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(json: &str) -> Result<MentorRagResult, serde_json::Error> {
+        serde_json::from_str(json)
+    }
+
+    #[test]
+    fn property_names_are_read_in_any_case() {
+        let pascal =
+            read(r#"{"Content":"x","SourceUrl":"u","Title":"t","Score":0.5,"Metadata":{"K":"v"}}"#)
+                .unwrap();
+        let camel =
+            read(r#"{"content":"x","sourceURL":"u","TITLE":"t","score":0.5,"metadata":{"K":"v"}}"#)
+                .unwrap();
+        assert_eq!(pascal, camel);
+        assert_eq!(pascal.source_url.as_deref(), Some("u"));
+        assert_eq!(pascal.title.as_deref(), Some("t"));
+        // Metadata keys are data, not property names: their case is kept.
+        assert!(pascal.metadata.unwrap().contains_key("K"));
+    }
+
+    #[test]
+    fn scores_may_be_numeric_strings_but_only_numbers() {
+        assert_eq!(read(r#"{"content":"x","score":"0.9"}"#).unwrap().score, 0.9);
+        assert_eq!(
+            read(r#"{"content":"x","score":"-2e1"}"#).unwrap().score,
+            -20.0
+        );
+        for bad in ["NaN", "inf", "+1", " 1", ".5", "", "high", "1e39"] {
+            let json = format!(r#"{{"content":"x","score":"{bad}"}}"#);
+            assert!(read(&json).is_err(), "{bad:?} was read as a score");
+        }
+    }
+
+    #[test]
+    fn null_metadata_values_are_kept_as_none() {
+        let r = read(r#"{"content":"x","score":1,"metadata":{"a":null,"b":"v"}}"#).unwrap();
+        let metadata = r.metadata.unwrap();
+        assert_eq!(metadata["a"], None);
+        assert_eq!(metadata["b"].as_deref(), Some("v"));
+    }
+
+    #[test]
+    fn a_property_given_twice_in_two_cases_is_refused() {
+        let err = read(r#"{"content":"x","Content":"y","score":1}"#).unwrap_err();
+        assert!(
+            err.to_string().contains("`content` is given twice"),
+            "{err}"
+        );
+        let err = read(r#"{"content":"x","score":1,"SCORE":2}"#).unwrap_err();
+        assert!(err.to_string().contains("`score` is given twice"), "{err}");
+    }
+
+    #[test]
+    fn unknown_properties_are_counted_once_per_name_or_refused() {
+        let json = r#"{"content":"x","score":1,"source_url":"u","embedding":[1,2]}"#;
+        let mut unknowns = Unknowns::new(Some(UnknownProperties::Report));
+        for _ in 0..3 {
+            let mut de = serde_json::Deserializer::from_str(json);
+            RecordSeed(&mut unknowns).deserialize(&mut de).unwrap();
+        }
+        let found = unknowns.into_found();
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[0].name, "source_url");
+        assert_eq!(found[0].closest.as_deref(), Some("sourceUrl"));
+        assert_eq!(found[0].count, 3);
+        assert_eq!(found[1].closest, None);
+        assert_eq!(
+            found[1].to_string(),
+            "unknown property `embedding` (known: content, sourceUrl, title, score, metadata)"
+        );
+        let mut reject = Unknowns::new(Some(UnknownProperties::Reject));
+        let mut de = serde_json::Deserializer::from_str(json);
+        let err = RecordSeed(&mut reject).deserialize(&mut de).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("unknown property `source_url` (did you mean `sourceUrl`?)"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_written_form_stays_camel_case() {
+        let r = read(r#"{"CONTENT":"x","Score":"1","Metadata":{"a":null}}"#).unwrap();
+        assert_eq!(
+            serde_json::to_string(&r).unwrap(),
+            r#"{"content":"x","sourceUrl":null,"title":null,"score":1.0,"metadata":{"a":null}}"#
+        );
+    }
+}
