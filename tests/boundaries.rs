@@ -220,3 +220,23 @@ fn a_cut_needs_exactly_head_frame_and_minimum() {
     assert_eq!(context.text, "");
     assert_eq!(context.omitted[0].reason, OmitReason::DidNotFit);
 }
+
+/// A cut is aimed with the frame of an empty cut ("```"), but content with a run of 30
+/// backticks gets a 31-backtick fence: the first attempt overshoots by about 30 tokens. The
+/// next attempt aims that much lower and fits, well within the attempts allowed (cut.rs:
+/// `target - (tokens - room)`).
+#[test]
+fn a_cut_whose_fence_grows_aims_lower_by_the_overshoot() {
+    let content = format!("{} {}", "`".repeat(30), "word ".repeat(60));
+    let results = [titled(&content, "T", 1.0)];
+    let context = ContextBuilder::new(200)
+        .tokenizer(Chars)
+        .build()
+        .unwrap()
+        .assemble(&results);
+    common::check_invariants(&context, &results, &Chars, false, None);
+    assert_eq!(context.citations.len(), 1);
+    assert!(context.citations[0].truncated);
+    // Cut back to a word end: at most a word and its space short of the budget.
+    assert!(context.token_count > 200 - 6, "{}", context.token_count);
+}
