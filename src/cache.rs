@@ -176,6 +176,58 @@ mod tests {
         assert!(cache.get("o200k_base", "hello world!").is_none());
     }
 
+    /// What one entry for `text` with one checkpoint costs.
+    fn cost_of(text: &str) -> usize {
+        text.len() + std::mem::size_of::<Checkpoint>() + ENTRY_OVERHEAD
+    }
+
+    #[test]
+    fn an_entry_as_large_as_the_cache_fits_and_a_larger_one_does_not() {
+        let text = "hello world";
+        let cache = TokenCache::new(cost_of(text));
+        cache.put("t", text, Some(2), &[Checkpoint::START]);
+        assert_eq!(cache.len(), 1);
+        assert_eq!(cache.bytes(), cost_of(text));
+        let cache = TokenCache::new(cost_of(text) - 1);
+        cache.put("t", text, Some(2), &[Checkpoint::START]);
+        assert!(cache.is_empty());
+        assert_eq!(cache.bytes(), 0);
+    }
+
+    #[test]
+    fn a_full_cache_evicts_nothing_until_it_is_over() {
+        let cache = TokenCache::new(cost_of("one") + cost_of("two"));
+        cache.put("t", "one", Some(1), &[Checkpoint::START]);
+        cache.put("t", "two", Some(1), &[Checkpoint::START]);
+        assert_eq!(cache.len(), 2);
+        // Replacing an entry frees what it cost.
+        cache.put("t", "two", Some(1), &[Checkpoint::START]);
+        assert_eq!(
+            (cache.len(), cache.bytes()),
+            (2, cost_of("one") + cost_of("two"))
+        );
+        cache.put("t", "six", Some(1), &[Checkpoint::START]);
+        assert_eq!(cache.len(), 2);
+        assert!(cache.get("t", "one").is_none());
+        cache.clear();
+        assert!(cache.is_empty());
+        assert_eq!(cache.bytes(), 0);
+    }
+
+    #[test]
+    fn distinct_texts_get_distinct_keys() {
+        let texts: std::collections::BTreeSet<String> = (0u8..128)
+            .map(|b| char::from(b).to_string())
+            .chain((0..2000).map(|i| i.to_string()))
+            .chain((0..200).map(|i| "x".repeat(i)))
+            .collect();
+        let mut keys: Vec<u64> = texts.iter().map(|t| key("o200k_base", t)).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), texts.len());
+        assert_ne!(key("o200k_base", "a"), key("cl100k_base", "a"));
+    }
+
     #[test]
     fn evicts_oldest_beyond_the_limit() {
         let cache = TokenCache::new(3 * (ENTRY_OVERHEAD + 16 + 10));

@@ -220,3 +220,70 @@ fn a_cut_needs_exactly_head_frame_and_minimum() {
     assert_eq!(context.text, "");
     assert_eq!(context.omitted[0].reason, OmitReason::DidNotFit);
 }
+
+/// A cut is aimed with the frame of an empty cut ("```"), but content with a run of 30
+/// backticks gets a 31-backtick fence: the first attempt overshoots by about 30 tokens. The
+/// next attempt aims that much lower and fits, well within the attempts allowed (cut.rs:
+/// `target - (tokens - room)`).
+#[test]
+fn a_cut_whose_fence_grows_aims_lower_by_the_overshoot() {
+    let content = format!("{} {}", "`".repeat(30), "word ".repeat(60));
+    let results = [titled(&content, "T", 1.0)];
+    let context = ContextBuilder::new(200)
+        .tokenizer(Chars)
+        .build()
+        .unwrap()
+        .assemble(&results);
+    common::check_invariants(&context, &results, &Chars, false, None);
+    assert_eq!(context.citations.len(), 1);
+    assert!(context.citations[0].truncated);
+    // Cut back to a word end: at most a word and its space short of the budget.
+    assert!(context.token_count > 200 - 6, "{}", context.token_count);
+}
+
+/// A block the cache knows whole, at a budget where it no longer fits: the cache says so at
+/// once, and the meter tokenizes only the stretch from the last checkpoint that fits to the
+/// next (meter: the known-total path of `measure`). The cut is the one a cold run makes.
+#[test]
+fn a_cached_whole_block_that_no_longer_fits_is_cut_as_without_a_cache() {
+    let results = common::fixture("bench-english");
+    let cache = mentor_context::TokenCache::new(64 << 20);
+    let mut cuts = 0;
+    for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+        for xml in [false, true] {
+            let builder = |budget: usize| {
+                let builder = ContextBuilder::new(budget).encoding(encoding);
+                if xml {
+                    builder.format(XmlFormat)
+                } else {
+                    builder
+                }
+            };
+            // Learn every block whole.
+            let _ = builder(100_000)
+                .cache(cache.clone())
+                .build()
+                .unwrap()
+                .assemble(&results);
+            for budget in [1200, 2500, 4000] {
+                let cold = builder(budget).build().unwrap().assemble(&results);
+                let (warm, stats) = builder(budget)
+                    .cache(cache.clone())
+                    .build()
+                    .unwrap()
+                    .assemble_with_stats(&results);
+                assert_eq!(warm, cold, "{encoding} xml={xml} budget {budget}");
+                cuts += usize::from(cold.citations.last().unwrap().truncated);
+                // Around the cut only: the stretches between checkpoints (32 tokens) on either
+                // side, and the cut block's head and frame.
+                assert!(
+                    stats.bytes_tokenized <= 1024,
+                    "{encoding} xml={xml} budget {budget}: {} bytes",
+                    stats.bytes_tokenized
+                );
+            }
+        }
+    }
+    // Most of these end in a cut (some budgets end exactly between blocks).
+    assert!(cuts >= 8, "{cuts} cuts");
+}

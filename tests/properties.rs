@@ -184,6 +184,35 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    /// One cache serves assemblers with different budgets: what it learned at one budget
+    /// (a block's whole count, or its checkpoints up to a cut) changes nothing at another.
+    #[test]
+    fn a_cache_shared_across_budgets_changes_nothing(
+        results in prop::collection::vec(result(), 0..6),
+        budgets in prop::collection::vec(prop_oneof![0usize..64, 0usize..2000], 2..4),
+        encoding in encoding(),
+        overflow in overflow(),
+        xml in any::<bool>(),
+    ) {
+        let cache = TokenCache::new(1 << 20);
+        for budget in budgets {
+            let mut builder = ContextBuilder::new(budget)
+                .encoding(encoding)
+                .overflow(overflow)
+                .min_truncated_tokens(budget.min(4));
+            if xml {
+                builder = builder.format(XmlFormat);
+            }
+            let cold = builder.build().unwrap().assemble(&results);
+            let warm = builder.cache(cache.clone()).build().unwrap().assemble(&results);
+            prop_assert_eq!(format!("{warm:?}"), format!("{cold:?}"), "budget {}", budget);
+        }
+    }
+}
+
 /// Long enough to be cut at most budgets; plain words, so a cut always finds an end.
 fn prose() -> impl Strategy<Value = String> {
     prop::collection::vec(

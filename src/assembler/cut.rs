@@ -165,6 +165,25 @@ mod tests {
     }
 
     #[test]
+    fn cut_looks_back_a_tenth_of_what_is_kept_for_a_word_end() {
+        // Kept 1,000 bytes: a word end 80 bytes back is close (a tenth, past the 64 minimum).
+        let content = format!("{}{} {}", "x".repeat(900), "y".repeat(19), "z".repeat(200));
+        assert_eq!(cut_point(&content, 1000), 919);
+        // 120 bytes back is not.
+        let content = format!("{} {}", "x".repeat(879), "z".repeat(200));
+        assert_eq!(cut_point(&content, 1000), 1000);
+    }
+
+    #[test]
+    fn a_word_end_at_the_edge_of_the_window_counts() {
+        // Kept 100 bytes: the window is the last 64, from byte 36.
+        let content = format!("{} {}", "x".repeat(36), "z".repeat(100));
+        assert_eq!(cut_point(&content, 100), 36);
+        let content = format!("{} {}", "x".repeat(35), "z".repeat(100));
+        assert_eq!(cut_point(&content, 100), 100);
+    }
+
+    #[test]
     fn cut_never_splits_combining_marks() {
         let text = "e\u{301}e\u{301}e\u{301}";
         for max in 0..=text.len() {
