@@ -151,21 +151,7 @@ impl<'r> Assembly<'_, 'r> {
         if !self.joins_exact() {
             token_count = self.recount_new_blocks(old_tokens);
         }
-        let window = self.config.window.clone();
-        let context = AssembledContext {
-            text: self.text,
-            token_count,
-            budget,
-            encoding: name.to_string(),
-            citations: self.citations,
-            omitted: self.omitted,
-            headroom: window.as_ref().map(|w| w.headroom(token_count)),
-            window,
-        };
-        let stats = AssemblyStats {
-            bytes_tokenized: self.meter.bytes_tokenized,
-        };
-        Ok((context, stats))
+        Ok(self.finish(token_count))
     }
 
     /// Checks that `blocks` (the previous text between the opening and the closing) starts

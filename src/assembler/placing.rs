@@ -101,6 +101,11 @@ impl<'a, 'r> Assembly<'a, 'r> {
             token_count = self.recount();
         }
         let token_count = self.arrange(results, token_count);
+        self.finish(token_count)
+    }
+
+    /// The context this assembly wrote, counted at `token_count`, and what it cost.
+    pub(super) fn finish(self, token_count: usize) -> (AssembledContext<'r>, AssemblyStats) {
         let window = self.config.window.clone();
         let context = AssembledContext {
             text: self.text,
