@@ -24,16 +24,12 @@ fn pairs() -> Vec<(OpenAiTokenizer, OpenAiTokenizer)> {
 }
 
 fn fixtures() -> Vec<(String, String)> {
-    let dir = format!("{}/fixtures", env!("CARGO_MANIFEST_DIR"));
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    files
+    common::fixture_names()
         .into_iter()
-        .map(|p| (p.display().to_string(), std::fs::read_to_string(p).unwrap()))
+        .map(|name| {
+            let json = common::fixture_text(&name);
+            (name, json)
+        })
         .collect()
 }
 

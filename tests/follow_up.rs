@@ -7,15 +7,11 @@ mod common;
 
 use mentor_context::{
     AssembledContext, Assembler, ContextBuilder, Encoding, Error, Fingerprint, Format,
-    MentorRagResult, OmitReason, Overflow, PlainFormat, TokenCounter, XmlFormat, parse_results,
+    MentorRagResult, OmitReason, Overflow, PlainFormat, TokenCounter, XmlFormat,
 };
 
 fn turn(n: usize) -> Vec<MentorRagResult> {
-    let path = format!(
-        "{}/fixtures/conversation/turn-{n}.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    parse_results(&std::fs::read_to_string(path).unwrap()).unwrap()
+    common::fixture(&format!("conversation/turn-{n}"))
 }
 
 /// The report as a backend would keep it between turns: written as JSON, read back.

@@ -151,8 +151,7 @@ fn a_models_window_sets_the_budget_and_the_report_states_the_headroom() {
 
 #[test]
 fn the_smallest_need_is_the_least_budget_that_works() {
-    let json = std::fs::read_to_string("fixtures/pricing.json").unwrap();
-    let results = mentor_context::parse_results(&json).unwrap();
+    let results = common::fixture("pricing");
     for builder in [
         ContextBuilder::new(10),
         ContextBuilder::new(10).overflow(mentor_context::Overflow::Skip),

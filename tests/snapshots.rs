@@ -74,8 +74,7 @@ fn fixtures() {
 /// formats: the same blocks, arranged and renumbered.
 #[test]
 fn orders() {
-    let json = std::fs::read_to_string("fixtures/support.json").unwrap();
-    let results = parse_results(&json).unwrap();
+    let results = common::fixture("support");
     for order in Order::ALL {
         for xml in [false, true] {
             let mut builder = ContextBuilder::new(1500).order(order);
@@ -94,8 +93,7 @@ fn orders() {
 /// lines: titles and values shortened and marked, the chips flagged.
 #[test]
 fn capped_heads() {
-    let json = std::fs::read_to_string("fixtures/pricing.json").unwrap();
-    let results = parse_results(&json).unwrap();
+    let results = common::fixture("pricing");
     for xml in [false, true] {
         let mut builder = ContextBuilder::new(400).max_head_tokens(20);
         if xml {
