@@ -80,3 +80,27 @@ fn warm_path_tokenizes_only_around_the_cut() {
         assert!(bytes <= 1024, "{label}: warm path tokenized {bytes} bytes");
     }
 }
+
+/// The counter itself is honest: a cold assembly hands every byte of its blocks to the
+/// tokenizer at least once (the header and the layout were counted when it was built), so the
+/// ratios above cannot pass by under-counting.
+#[test]
+fn a_cold_assembly_tokenizes_at_least_its_blocks() {
+    for (label, results, builder) in cases() {
+        for overflow in [Overflow::Truncate, Overflow::Stop, Overflow::Skip] {
+            let assembler = builder.clone().overflow(overflow).build().unwrap();
+            let (context, stats) = assembler.assemble_with_stats(&results);
+            let layout = if label.contains("xml=true") {
+                "<documents>\n</documents>\n".len()
+            } else {
+                0
+            };
+            let blocks = context.text.len() - layout;
+            assert!(
+                stats.bytes_tokenized >= blocks,
+                "{label} {overflow:?}: {} bytes tokenized for {blocks} bytes of blocks",
+                stats.bytes_tokenized
+            );
+        }
+    }
+}
