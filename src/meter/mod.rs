@@ -411,6 +411,67 @@ mod tests {
     }
 
     #[test]
+    fn checkpoints_are_exact_splits_about_every_32_tokens_within_the_room() {
+        // Long rare words: many token ends fall inside a word, where no split is exact.
+        let text = "Antidisestablishmentarianism pneumonoultramicroscopicsilicovolcanoconiosis, \
+                    floccinaucinihilipilification 12345678 "
+            .repeat(100);
+        for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+            for room in [50, 200, 700] {
+                let mut meter = Meter::new(&encoding, None);
+                assert_eq!(meter.measure(&text, room, None), None);
+                let checkpoints = meter.checkpoints.as_slice();
+                for c in checkpoints {
+                    assert!(
+                        c.tokens <= room,
+                        "{encoding} room {room}: {c:?} past the room"
+                    );
+                    assert!(
+                        c.at == 0 || encoding.splits_exactly(&text, c.at),
+                        "{encoding} room {room}: {c:?} is no exact split"
+                    );
+                    assert_eq!(encoding.count(&text[..c.at]), c.tokens);
+                }
+                // One every 32 tokens, plus the chunk ends: not one at every token end.
+                assert!(
+                    checkpoints.len() <= room / CHECKPOINT_EVERY + 4,
+                    "{encoding} room {room}: {} checkpoints",
+                    checkpoints.len()
+                );
+                assert!(checkpoints.len() >= room / CHECKPOINT_EVERY / 2);
+            }
+        }
+    }
+
+    #[test]
+    fn token_end_finds_every_token_end_in_any_order() {
+        let text = "The quick brown fox jumps over the lazy dog, again and again. ".repeat(60);
+        let encoding = Encoding::O200kBase;
+        let mut lengths = Vec::new();
+        encoding.token_lengths(&text, &mut lengths);
+        let ends: Vec<usize> = std::iter::once(0)
+            .chain(lengths.iter().scan(0, |at, &len| {
+                *at += len as usize;
+                Some(*at)
+            }))
+            .collect();
+        let room = 300;
+        let mut meter = Meter::new(&encoding, None);
+        assert_eq!(meter.measure(&text, room, None), None);
+        // Far back first (re-tokenizing from an early checkpoint), then forward, then back.
+        let order: Vec<usize> = (0..room)
+            .rev()
+            .step_by(7)
+            .chain((0..room).step_by(5))
+            .collect();
+        for n in order {
+            assert_eq!(meter.token_end(&text, n), ends[n], "token {n}");
+        }
+        let checkpoints = meter.checkpoints.as_slice();
+        assert!(checkpoints.windows(2).all(|pair| pair[0].at < pair[1].at));
+    }
+
+    #[test]
     fn measure_stops_near_the_room() {
         let text = "The quick brown fox jumps over the lazy dog. ".repeat(2000);
         let mut meter = Meter::new(&Encoding::O200kBase, None);
