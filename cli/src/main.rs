@@ -23,7 +23,7 @@ mod output;
 use std::process::ExitCode;
 
 use clap::Parser;
-use mentor_context::MentorRagResult;
+use mentor_context::{EXPLAINED_RESULTS, MentorRagResult};
 
 use crate::args::{AssembleArgs, Cli, Command};
 use crate::input::Input;
@@ -96,8 +96,13 @@ fn empty_context(assembler: &mentor_context::Assembler, results: &[MentorRagResu
         (0, _) => "the context is empty: the input holds no results".to_string(),
         (n, Some(need)) => format!(
             "the context is empty: {n} result{}, none fits in the budget of {budget} tokens \
-             (the smallest block needs {need})",
-            if n == 1 { "" } else { "s" }
+             (the smallest {} needs {need})",
+            if n == 1 { "" } else { "s" },
+            if n > EXPLAINED_RESULTS {
+                format!("of the {EXPLAINED_RESULTS} best-ranked blocks")
+            } else {
+                "block".to_string()
+            }
         ),
         (n, None) => format!(
             "the context is empty: {n} result{}, all left out by --min-score, --max-blocks \

@@ -2,9 +2,15 @@
 
 use super::Assembler;
 use super::placing::write_head;
+use super::selection::ranked;
 use crate::meter::Meter;
 use crate::options::Overflow;
 use crate::record::MentorRagResult;
+
+/// The best-ranked results an explanation looks at: enough to name what the budget must be
+/// for the results that matter, few enough that explaining costs about as much as assembling
+/// once, whatever the length of the input.
+pub const EXPLAINED_RESULTS: usize = 64;
 
 /// Blocks larger than this many budgets are not counted to the end: the need reported is then
 /// a lower bound, and the cost stays in proportion to the budget.
@@ -18,7 +24,9 @@ impl Assembler {
     /// Beyond 64 budgets (at least 4,096 tokens) it stops looking and returns what it knows to
     /// be a lower bound. It counts every eligible result up to that bound, then assembles at
     /// a few budgets (doubling steps, then halving): call it when explaining, not on every
-    /// request.
+    /// request. Of more than [`EXPLAINED_RESULTS`] results, only that many best-ranked ones
+    /// (copied) are looked at, so the cost does not grow with the input: the answer is then
+    /// the smallest budget at which one of them would be in the text.
     ///
     /// ```
     /// use mentor_context::{ContextBuilder, MentorRagResult};
@@ -33,6 +41,14 @@ impl Assembler {
     /// ```
     #[must_use]
     pub fn smallest_need(&self, results: &[MentorRagResult]) -> Option<usize> {
+        if results.len() > EXPLAINED_RESULTS {
+            let best: Vec<MentorRagResult> = ranked(results)
+                .into_iter()
+                .take(EXPLAINED_RESULTS)
+                .map(|i| results[i].clone())
+                .collect();
+            return self.smallest_need(&best);
+        }
         let (lower, ceiling) = self.need_at_least(results)?;
         let works = |budget: usize| {
             self.config()

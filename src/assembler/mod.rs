@@ -32,6 +32,7 @@ use crate::format::Format;
 use crate::options::{Duplicates, Overflow};
 use crate::record::MentorRagResult;
 use crate::tokenizer::TokenCounter;
+pub use explain::EXPLAINED_RESULTS;
 use frame::Frame;
 use placing::Assembly;
 

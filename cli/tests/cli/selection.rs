@@ -271,6 +271,43 @@ fn an_empty_context_says_what_the_smallest_block_needs() {
     );
 }
 
+/// With many results, the explanation looks at the 64 best-ranked only, so that explaining
+/// costs what assembling does, not time in proportion to the input; it says so.
+#[test]
+fn an_empty_context_of_many_results_is_explained_from_the_best_ranked() {
+    // 100 results: the 64 best need a long block; a short one ranks last.
+    let mut request: Vec<serde_json::Value> = (0..99)
+        .map(|i| {
+            serde_json::json!({"content": "word ".repeat(50), "title": format!("Doc {i}"), "score": 1})
+        })
+        .collect();
+    request.push(serde_json::json!({"content": "Short.", "score": 0}));
+    let file = super::TempFile::new(
+        "many.json",
+        serde_json::to_string(&request).unwrap().as_bytes(),
+    );
+    let empty = run(&[
+        "assemble",
+        "--budget",
+        "10",
+        "--overflow",
+        "stop",
+        file.path(),
+    ]);
+    assert_eq!(empty.stdout, "", "{empty:#?}");
+    let need: usize = empty
+        .stderr
+        .strip_prefix(
+            "mentor-context: warning: the context is empty: 100 results, none fits in the \
+             budget of 10 tokens (the smallest of the 64 best-ranked blocks needs ",
+        )
+        .and_then(|rest| rest.strip_suffix(")\n"))
+        .and_then(|need| need.parse().ok())
+        .unwrap_or_else(|| panic!("{empty:#?}"));
+    // The need of the long blocks, not of the short last one.
+    assert!(need > 50, "{need}");
+}
+
 #[test]
 fn misnamed_budget_options_get_a_hint() {
     run(&["assemble", "--tokens", "500", PRICING])
