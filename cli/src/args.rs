@@ -351,11 +351,19 @@ fn parse_count(value: &str) -> Result<usize, String> {
     })
 }
 
-/// Parses `batch --jobs`: a count of threads, at least one.
+/// The most `batch --jobs`: each job is a thread with a stack and two lines in flight, and
+/// far more threads than cores only costs memory.
+pub(crate) const MAX_JOBS: usize = 1024;
+
+/// Parses `batch --jobs`: a count of threads, at least one and at most [`MAX_JOBS`].
 fn parse_jobs(value: &str) -> Result<usize, String> {
-    match parse_count(value)? {
-        0 => Err("expected at least 1".to_string()),
-        n => Ok(n),
+    match parse_count(value) {
+        Ok(0) => Err("expected at least 1".to_string()),
+        Ok(n) if n <= MAX_JOBS => Ok(n),
+        Ok(_) | Err(_) if !value.starts_with('-') && value.bytes().all(|b| b.is_ascii_digit()) => {
+            Err(format!("too many; at most {MAX_JOBS}"))
+        }
+        other => other,
     }
 }
 
@@ -514,5 +522,14 @@ mod tests {
         assert!(parse_iterations("-1").unwrap_err().contains("negative"));
         assert!(parse_jobs("0").unwrap_err().contains("at least 1"));
         assert_eq!(parse_jobs("4"), Ok(4));
+        assert_eq!(parse_jobs("1024"), Ok(MAX_JOBS));
+        for too_many in [
+            "1025",
+            "4294967296",
+            "18446744073709551615",
+            "99999999999999999999",
+        ] {
+            assert_eq!(parse_jobs(too_many).unwrap_err(), "too many; at most 1024");
+        }
     }
 }

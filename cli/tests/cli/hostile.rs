@@ -100,6 +100,19 @@ fn bench_iterations_are_bounded_with_a_clear_error() {
     }
 }
 
+/// `batch --jobs` at 2^63 crashed (capacity overflow) and at 2^32 aborted (allocation).
+#[test]
+fn batch_jobs_are_bounded_with_a_clear_error() {
+    for jobs in [
+        "9223372036854775807",
+        "18446744073709551615",
+        "4294967296",
+        "1025",
+    ] {
+        run(&["batch", "--jobs", jobs, super::PRICING]).bad(&["--jobs", "too many; at most 1024"]);
+    }
+}
+
 #[test]
 fn negative_scores_work_in_the_space_separated_form() {
     for min in ["-inf", "-1e-3", "-0.5"] {
