@@ -132,7 +132,7 @@ mod window;
 #[doc = include_str!("../README.md")]
 struct ReadmeExamples;
 
-pub use assembler::{Assembler, AssemblyStats, EXPLAINED_RESULTS};
+pub use assembler::{Assembler, AssemblyStats, EXPLAINED_RESULTS, Need};
 pub use builder::{ContextBuilder, DEFAULT_MIN_TRUNCATED_TOKENS};
 pub use cache::TokenCache;
 pub use citations::{

@@ -159,7 +159,11 @@ fn the_smallest_need_is_the_least_budget_that_works() {
             .format(mentor_context::XmlFormat)
             .header("Cite as [n]."),
     ] {
-        let need = builder.build().unwrap().smallest_need(&results).unwrap();
+        let Some(mentor_context::Need::Exactly(need)) =
+            builder.build().unwrap().smallest_need(&results)
+        else {
+            panic!("no exact need")
+        };
         let works = |budget| {
             !builder
                 .clone()
@@ -175,6 +179,30 @@ fn the_smallest_need_is_the_least_budget_that_works() {
     }
     let none = ContextBuilder::new(10).min_score(5.0).build().unwrap();
     assert_eq!(none.smallest_need(&results), None);
+}
+
+/// A need beyond the search is said to be beyond it, not given as the lower bound the search
+/// started from: a block that cannot be cut stops the truncate policy before a small one.
+#[test]
+fn a_need_beyond_the_search_is_reported_as_more_than() {
+    let results = [
+        MentorRagResult::from_content("`".repeat(40_000), 1.0),
+        MentorRagResult::from_content("d", 0.5),
+    ];
+    let assembler = ContextBuilder::new(50).build().unwrap();
+    assert!(assembler.assemble(&results).citations.is_empty());
+    let need = assembler.smallest_need(&results);
+    let Some(mentor_context::Need::MoreThan(bound)) = need else {
+        panic!("{need:?}")
+    };
+    assert!(
+        ContextBuilder::new(bound)
+            .build()
+            .unwrap()
+            .assemble(&results)
+            .citations
+            .is_empty()
+    );
 }
 
 /// A format whose heads cost more the later a long title stands: renumbering changes the

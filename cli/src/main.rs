@@ -23,7 +23,7 @@ mod output;
 use std::process::ExitCode;
 
 use clap::Parser;
-use mentor_context::{EXPLAINED_RESULTS, MentorRagResult};
+use mentor_context::{EXPLAINED_RESULTS, MentorRagResult, Need};
 
 use crate::args::{AssembleArgs, Cli, Command};
 use crate::input::Input;
@@ -96,12 +96,17 @@ fn empty_context(assembler: &mentor_context::Assembler, results: &[MentorRagResu
         (0, _) => "the context is empty: the input holds no results".to_string(),
         (n, Some(need)) => format!(
             "the context is empty: {n} result{}, none fits in the budget of {budget} tokens \
-             (the smallest {} needs {need})",
+             (the smallest {} needs {})",
             if n == 1 { "" } else { "s" },
             if n > EXPLAINED_RESULTS {
                 format!("of the {EXPLAINED_RESULTS} best-ranked blocks")
             } else {
                 "block".to_string()
+            },
+            match need {
+                Need::Exactly(tokens) => tokens.to_string(),
+                Need::MoreThan(tokens) => format!("more than {tokens}"),
+                _ => "more".to_string(),
             }
         ),
         (n, None) => format!(

@@ -12,35 +12,46 @@ use crate::record::MentorRagResult;
 /// once, whatever the length of the input.
 pub const EXPLAINED_RESULTS: usize = 64;
 
-/// Blocks larger than this many budgets are not counted to the end: the need reported is then
-/// a lower bound, and the cost stays in proportion to the budget.
-const MAX_BUDGETS_COUNTED: usize = 64;
+/// Budgets are searched up to this many times the configured one (at least 4,096 tokens):
+/// beyond, the need is reported as "more than" the bound, and the cost of explaining stays
+/// within a few assemblies at that size.
+const MAX_BUDGETS_SEARCHED: usize = 4;
+
+/// How many tokens the smallest block needs, as [`Assembler::smallest_need`] found it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Need {
+    /// The least budget at which a block is in the text.
+    Exactly(usize),
+    /// No budget up to this one puts a block in the text; the search stopped there.
+    MoreThan(usize),
+}
 
 impl Assembler {
     /// The smallest budget, all other settings kept, at which the text of `results` is not
     /// empty: to explain an empty context ("the smallest block needs 69 tokens"). `None` when
     /// no result could ever be in it (all below the minimum score, or a block limit of 0).
     ///
-    /// Beyond 64 budgets (at least 4,096 tokens) it stops looking and returns what it knows to
-    /// be a lower bound. It counts every eligible result up to that bound, then assembles at
+    /// Beyond 4 budgets (at least 4,096 tokens) it stops looking and says so
+    /// ([`Need::MoreThan`]). It counts every eligible result up to that bound, then assembles at
     /// a few budgets (doubling steps, then halving): call it when explaining, not on every
     /// request. Of more than [`EXPLAINED_RESULTS`] results, only that many best-ranked ones
     /// (copied) are looked at, so the cost does not grow with the input: the answer is then
     /// the smallest budget at which one of them would be in the text.
     ///
     /// ```
-    /// use mentor_context::{ContextBuilder, MentorRagResult};
+    /// use mentor_context::{ContextBuilder, MentorRagResult, Need};
     ///
     /// let results = [MentorRagResult::from_content("Plan B costs 12 EUR a month.", 0.9)];
     /// let assembler = ContextBuilder::new(5).build()?;
     /// assert!(assembler.assemble(&results).citations.is_empty());
-    /// let need = assembler.smallest_need(&results).unwrap();
+    /// let Some(Need::Exactly(need)) = assembler.smallest_need(&results) else { panic!() };
     /// let roomy = ContextBuilder::new(need).build()?;
     /// assert_eq!(roomy.assemble(&results).citations.len(), 1);
     /// # Ok::<(), mentor_context::Error>(())
     /// ```
     #[must_use]
-    pub fn smallest_need(&self, results: &[MentorRagResult]) -> Option<usize> {
+    pub fn smallest_need(&self, results: &[MentorRagResult]) -> Option<Need> {
         if results.len() > EXPLAINED_RESULTS {
             let best: Vec<MentorRagResult> = ranked(results)
                 .into_iter()
@@ -60,9 +71,12 @@ impl Assembler {
         // Budgets below `lower` cannot work. Step up from it in doubling steps, then bisect
         // between the last that failed and the first that worked.
         let (mut failed, mut worked, mut step) = (lower.checked_sub(1), lower, 1usize);
+        if lower > ceiling {
+            return Some(Need::MoreThan(ceiling));
+        }
         while !works(worked) {
             if worked >= ceiling {
-                return Some(lower);
+                return Some(Need::MoreThan(ceiling));
             }
             failed = Some(worked);
             worked = worked.saturating_add(step).min(ceiling);
@@ -78,7 +92,7 @@ impl Assembler {
                 failed = Some(mid);
             }
         }
-        Some(worked)
+        Some(Need::Exactly(worked))
     }
 
     /// A budget below which no result can be in the text, and where to stop looking; `None`
@@ -95,7 +109,7 @@ impl Assembler {
         let ceiling = config
             .budget
             .max(64)
-            .saturating_mul(MAX_BUDGETS_COUNTED)
+            .saturating_mul(MAX_BUDGETS_SEARCHED)
             .max(4096);
         let mut best: Option<usize> = None;
         let mut block = String::new();

@@ -32,7 +32,7 @@ use crate::format::Format;
 use crate::options::{Duplicates, Overflow};
 use crate::record::MentorRagResult;
 use crate::tokenizer::TokenCounter;
-pub use explain::EXPLAINED_RESULTS;
+pub use explain::{EXPLAINED_RESULTS, Need};
 use frame::Frame;
 use placing::Assembly;
 
