@@ -185,6 +185,10 @@ fn metadata_keys_cannot_forge_markers_behind_invisible_or_lookalike_characters()
         "\u{2060}~~~",
         "｀｀｀",
         " \u{200b} [2] spaced",
+        "⎡2⎦ Totally legit",
+        "⌜2⌝ Totally legit",
+        "\u{2800}[2] Totally legit",
+        "\u{301}[2] Totally legit",
     ];
     for key in forged {
         let results = [

@@ -3,7 +3,7 @@
 //! These fields come from retrieved documents and are untrusted: a line break inside a title
 //! could start a forged block of its own. Everything here writes them so they cannot.
 
-use super::lookalike::{is_invisible, opens_markup};
+use super::lookalike::{first_visible, is_invisible, opens_markup};
 
 /// Writes `text` on one line: each run of line breaks, control characters and bidirectional
 /// controls becomes one space, and leading and trailing whitespace is dropped. Titles, URLs
@@ -43,7 +43,7 @@ pub(super) fn push_metadata_line(
     value: &str,
     push: impl Fn(&mut String, &str),
 ) {
-    if collapse(key).chars().next().is_some_and(opens_markup) {
+    if first_visible(key).is_some_and(opens_markup) {
         out.push('\\');
     }
     push(out, key);

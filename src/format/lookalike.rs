@@ -89,9 +89,11 @@ const LOOKALIKE_OPENERS: [(char, char); 78] = [
     ('\u{FF62}', '\u{FF62}'),
 ];
 
-/// Whether a line starting with `c` could read as a block marker (`[n]`) or a fence.
+/// Whether a line starting with `c` could read as a block marker (`[n]`) or a fence: the
+/// table above, and the corner and bracket-piece symbols that draw a bracket (U+231C to
+/// U+231F, U+239B to U+23AD), which Unicode files as symbols, not punctuation.
 pub(super) fn opens_markup(c: char) -> bool {
-    matches!(c, '[' | '`' | '~')
+    matches!(c, '[' | '`' | '~' | '\u{231C}'..='\u{231F}' | '\u{239B}'..='\u{23AD}')
         || LOOKALIKE_OPENERS
             .binary_search_by(|&(low, high)| {
                 if high < c {
@@ -103,6 +105,26 @@ pub(super) fn opens_markup(c: char) -> bool {
                 }
             })
             .is_ok()
+}
+
+/// The first character of `text` that a reader sees as its start: past whitespace, line
+/// breaks, invisible characters, blank-looking U+2800, and combining marks with nothing to
+/// combine with (the common combining blocks), which render on their own as nothing much.
+pub(super) fn first_visible(text: &str) -> Option<char> {
+    text.chars().find(|&c| {
+        !(c.is_whitespace()
+            || c.is_control()
+            || is_invisible(c)
+            || matches!(
+                c,
+                '\u{2800}'
+                    | '\u{0300}'..='\u{036F}'
+                    | '\u{1AB0}'..='\u{1AFF}'
+                    | '\u{1DC0}'..='\u{1DFF}'
+                    | '\u{20D0}'..='\u{20FF}'
+                    | '\u{FE20}'..='\u{FE2F}'
+            ))
+    })
 }
 
 /// Unicode's default-ignorable code points (`Default_Ignorable_Code_Point` in
@@ -140,6 +162,12 @@ mod tests {
         for c in ['[', '`', '~', '［', '〔', '【', '⟦', '｀', '～', '﹇', '「'] {
             assert!(opens_markup(c), "{c:?}");
         }
+        for c in ['⎡', '⌜', '⎛'] {
+            assert!(opens_markup(c), "{c:?}");
+        }
+        assert_eq!(first_visible("\u{2800}\u{301} \u{200b}[2]"), Some('['));
+        assert_eq!(first_visible("a[2]"), Some('a'));
+        assert_eq!(first_visible(" \u{200b}"), None);
         for c in ['a', '1', ']', '(', '{', '<', '#', '］', '〕', ' '] {
             assert!(!opens_markup(c), "{c:?}");
         }

@@ -241,10 +241,12 @@ impl Visitor<'_> for Score {
     }
 
     fn visit_str<E: de::Error>(self, text: &str) -> Result<f32, E> {
-        // Only the JSON number grammar, as .NET reads it: no "NaN", "inf", "+1", " 1" or ".5".
-        let number = (!text.starts_with(|c: char| c.is_whitespace()))
-            .then(|| serde_json::from_str::<f64>(text).ok())
-            .flatten();
+        // Only the JSON number grammar, as .NET reads it: no "NaN", "inf", "+1", " 1", "1 " or
+        // ".5" (serde_json alone would accept whitespace after the number).
+        let number = (!text.starts_with(|c: char| c.is_whitespace())
+            && !text.ends_with(|c: char| c.is_whitespace()))
+        .then(|| serde_json::from_str::<f64>(text).ok())
+        .flatten();
         match number {
             Some(score) => self.visit_f64(score),
             None => Err(E::invalid_value(de::Unexpected::Str(text), &self)),
@@ -282,7 +284,7 @@ mod tests {
             read(r#"{"content":"x","score":"-2e1"}"#).unwrap().score,
             -20.0
         );
-        for bad in ["NaN", "inf", "+1", " 1", ".5", "", "high", "1e39"] {
+        for bad in ["NaN", "inf", "+1", " 1", "1 ", ".5", "", "high", "1e39"] {
             let json = format!(r#"{{"content":"x","score":"{bad}"}}"#);
             assert!(read(&json).is_err(), "{bad:?} was read as a score");
         }
