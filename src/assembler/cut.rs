@@ -3,6 +3,7 @@
 use unicode_segmentation::GraphemeCursor;
 
 use super::placing::{Assembly, Measured, Placed, write_head};
+use crate::format::Format;
 use crate::record::MentorRagResult;
 
 /// Tries at aiming a cut: each overshoot (a token merged at the seam, a cut moved back to a
@@ -61,12 +62,15 @@ impl Assembly<'_, '_> {
         let mut target = room
             .checked_sub(head_tokens)?
             .saturating_sub(frame.cut_close_tokens);
+        // The meter's offsets are into the content as the format wrote it, which can be
+        // longer than the content (XML writes `<` of its own tags as `&lt;`).
+        let mut written = ContentLength::new(format, &content[..prefix_len]);
         for _ in 0..MAX_CUT_ATTEMPTS {
             let keep = self
                 .meter
                 .token_end(&self.scratch, target)
-                .saturating_sub(content_offset)
-                .min(prefix_len);
+                .saturating_sub(content_offset);
+            let keep = written.raw_prefix(content, keep).min(prefix_len);
             let end = cut_point(content, keep);
             if end == 0 {
                 return None;
@@ -90,6 +94,57 @@ impl Assembly<'_, '_> {
             target = target.checked_sub(tokens - room)?;
         }
         None
+    }
+}
+
+/// The length of content as a format writes it, to turn offsets into the written content
+/// back into offsets into the content.
+struct ContentLength<'f> {
+    format: &'f dyn Format,
+    /// Whether the format writes the measured content byte for byte (the common case, and
+    /// then offsets need no turning back).
+    verbatim: bool,
+    scratch: String,
+}
+
+impl<'f> ContentLength<'f> {
+    fn new(format: &'f dyn Format, measured: &str) -> Self {
+        let mut scratch = String::new();
+        format.content(measured, &mut scratch);
+        ContentLength {
+            format,
+            verbatim: scratch == measured,
+            scratch,
+        }
+    }
+
+    /// The longest prefix of `content`, on a character boundary, whose written form takes at
+    /// most `written` bytes. Formats only ever lengthen content, so the written length grows
+    /// with the prefix and a binary search finds it.
+    fn raw_prefix(&mut self, content: &str, written: usize) -> usize {
+        let written = written.min(content.len().saturating_mul(8));
+        if self.verbatim {
+            return written.min(content.len());
+        }
+        let (mut fits, mut over) = (0, content.len().min(written) + 1);
+        while over - fits > 1 {
+            let mut mid = content.floor_char_boundary(fits + (over - fits) / 2);
+            if mid <= fits {
+                // A character spans the middle: try its end instead.
+                mid = content.ceil_char_boundary(fits + 1);
+                if mid >= over {
+                    break;
+                }
+            }
+            self.scratch.clear();
+            self.format.content(&content[..mid], &mut self.scratch);
+            if self.scratch.len() <= written {
+                fits = mid;
+            } else {
+                over = mid;
+            }
+        }
+        fits
     }
 }
 
