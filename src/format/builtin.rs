@@ -93,6 +93,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn each_writes_what_its_format_writes() {
+        use crate::format::tests::render;
+        for format in BuiltinFormat::ALL {
+            assert_eq!(render(&format), render(format.format()), "{format}");
+        }
+        assert_ne!(
+            render(&BuiltinFormat::Plain),
+            render(&BuiltinFormat::Xml),
+            "the formats differ, so each delegating method is seen"
+        );
+    }
+
+    #[test]
     fn names_round_trip_in_any_case() {
         for format in BuiltinFormat::ALL {
             assert_eq!(format.to_string().parse::<BuiltinFormat>().unwrap(), format);

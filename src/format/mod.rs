@@ -203,11 +203,16 @@ pub(crate) mod tests {
         assert_eq!(out, "[1]\nauthor: A\n");
     }
 
-    /// Everything `format` writes for one cut block, opening to closing.
-    fn render(format: &dyn Format) -> String {
+    /// Everything `format` writes for one cut block with a title and metadata, opening to
+    /// closing: every method of the trait leaves a mark.
+    pub(crate) fn render(format: &dyn Format) -> String {
         let mut out = String::new();
         format.open(&mut out);
-        format.head(&BlockHead::new(2, Some("T"), true, None, &[]), &mut out);
+        let metadata = metadata(&[("k", "v")]);
+        format.head(
+            &BlockHead::new(2, Some("T"), true, Some(&metadata), &[]),
+            &mut out,
+        );
         format.content_open("x`", &mut out);
         format.content("x<document>", &mut out);
         format.content_close("x", true, &mut out);
