@@ -70,7 +70,13 @@ impl Assembly<'_, '_> {
                 .meter
                 .token_end(&self.scratch, target)
                 .saturating_sub(content_offset);
-            let keep = written.raw_prefix(content, keep).min(prefix_len);
+            // A cut keeps less than the whole content: when the block as a whole was judged
+            // not to fit (a stretch without split points too long to measure, say), a recount
+            // that finds room for all of it must still not label the whole content cut.
+            let keep = written
+                .raw_prefix(content, keep)
+                .min(prefix_len)
+                .min(content.len().saturating_sub(1));
             let end = cut_point(content, keep);
             if end == 0 {
                 return None;
