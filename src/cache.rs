@@ -167,6 +167,7 @@ mod tests {
     #[test]
     fn hits_only_for_the_same_text_and_tokenizer() {
         let cache = TokenCache::new(1 << 20);
+        assert!(cache.is_empty());
         cache.put("o200k_base", "hello world", Some(2), &[Checkpoint::START]);
         assert_eq!(
             cache.get("o200k_base", "hello world").unwrap().total,
@@ -174,6 +175,9 @@ mod tests {
         );
         assert!(cache.get("cl100k_base", "hello world").is_none());
         assert!(cache.get("o200k_base", "hello world!").is_none());
+        assert!(!cache.is_empty());
+        cache.clear();
+        assert!(cache.is_empty());
     }
 
     /// What one entry for `text` with one checkpoint costs.
