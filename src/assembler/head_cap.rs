@@ -216,15 +216,8 @@ fn fits_whole(
     if fields.values().any(|v| v.len() > limit) {
         return false;
     }
-    let head = BlockHead::new(
-        index,
-        result.display_title(),
-        truncated,
-        result.metadata.as_ref(),
-        &config.hidden_keys,
-    );
     let mut text = String::new();
-    config.format.head(&head, &mut text);
+    super::placing::write_whole_head(config, result, index, truncated, &mut text);
     within(config, &text, cap)
 }
 

@@ -323,6 +323,17 @@ pub(super) fn write_head(
         config.format.head(&shortened.head(index, truncated), out);
         return;
     }
+    write_whole_head(config, result, index, truncated, out);
+}
+
+/// Writes the head of `result` as block `index` as it stands, with no cap applied.
+pub(super) fn write_whole_head(
+    config: &ContextBuilder,
+    result: &MentorRagResult,
+    index: usize,
+    truncated: bool,
+    out: &mut String,
+) {
     let head = BlockHead::new(
         index,
         result.display_title(),
