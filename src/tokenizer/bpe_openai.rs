@@ -6,7 +6,7 @@
 //! counts match tiktoken-rs on every fixture and on arbitrary Unicode (`tests/engines.rs`),
 //! so the exact-split rule and every guarantee carry over unchanged.
 
-use super::{Encoding, Engine, OpenAiTokenizer, TokenCounter};
+use super::{Encoding, Engine, OpenAiTokenizer, TokenCounter, pieces};
 
 /// No limit per call. A pre-tokenizer that cannot backtrack does not panic or stall on a
 /// long run without a break: 2 MB of spaces, newlines, one letter, digits, CJK or `"a\n"`
@@ -40,20 +40,23 @@ pub(super) fn warm_up(encoding: Encoding) {
 
 /// Appends the byte length of each token of `text` to `lengths`.
 pub(super) fn token_lengths(encoding: Encoding, text: &str, lengths: &mut Vec<u32>) {
-    let tokenizer = tokenizer(encoding);
-    lengths.extend(tokenizer.split(text).flat_map(|piece| {
-        tokenizer
-            .bpe
-            .encode_via_backtracking(piece.as_bytes())
-            .into_iter()
-            // A token is at most 128 bytes.
-            .map(|token| u32::try_from(tokenizer.bpe.token_len(token)).unwrap_or(u32::MAX))
-    }));
+    let bpe = &tokenizer(encoding).bpe;
+    pieces::for_each_piece(encoding, text, |piece| {
+        lengths.extend(
+            bpe.encode_via_backtracking(piece.as_bytes())
+                .into_iter()
+                // A token is at most 128 bytes.
+                .map(|token| u32::try_from(bpe.token_len(token)).unwrap_or(u32::MAX)),
+        );
+    });
 }
 
 /// The number of tokens of `text`.
 pub(super) fn count(encoding: Encoding, text: &str) -> usize {
-    tokenizer(encoding).count(text)
+    let bpe = &tokenizer(encoding).bpe;
+    let mut count = 0;
+    pieces::for_each_piece(encoding, text, |piece| count += bpe.count(piece.as_bytes()));
+    count
 }
 
 /// `o200k_base` or `cl100k_base`, counted with `bpe-openai`.

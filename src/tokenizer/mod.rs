@@ -14,6 +14,7 @@
 mod bpe_openai;
 mod encoding;
 mod engine;
+mod pieces;
 mod split_rule;
 mod tiktoken;
 

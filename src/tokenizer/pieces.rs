@@ -1,0 +1,163 @@
+//! The pre-tokenizer of the `bpe-openai` engine: OpenAI's split patterns, searched with a
+//! regex cache that belongs to the calling thread.
+//!
+//! `bpe-openai` splits with a `regex_automata` meta regex whose search cache comes from a
+//! pool. The pool hands its fast path to the first thread that searches, which is where an
+//! [`Assembler`](crate::Assembler) is built (its frame is counted then); every other thread
+//! locks a mutex for every piece of text. A server or a batch run assembles on other threads,
+//! and a profile of `mentor-context batch` put about a tenth of its time in that pool. Here each
+//! thread keeps its own cache, so every thread searches as fast as the first.
+//!
+//! The patterns and the look-ahead emulation are those of `bpe-openai` 0.3.2 (its `lib.rs`):
+//! `\s+(?!\S)` cannot be written for a regex engine without look-around, so a pattern `\s+\s`
+//! is tried before `\s+` and gives back its last character. `tests/engines.rs` holds the counts
+//! to tiktoken-rs's, token for token, on every fixture and on random Unicode.
+
+use std::cell::RefCell;
+use std::sync::LazyLock;
+
+use regex_automata::meta::{Cache, Regex};
+use regex_automata::{Anchored, Input};
+
+use super::Encoding;
+
+/// The patterns of one encoding, each with whether it ends in a look-ahead character to give
+/// back.
+struct Pretokenizer {
+    regex: Regex,
+    gives_back_last: [bool; 3],
+}
+
+impl Pretokenizer {
+    /// # Panics
+    ///
+    /// If a pattern does not compile; they are constants, and every test compiles them.
+    fn new(first: &str) -> Pretokenizer {
+        let patterns = [first, "\\s+\\s", "\\s+"];
+        Pretokenizer {
+            regex: Regex::new_many(&patterns).expect("OpenAI's split patterns compile"),
+            gives_back_last: [false, true, false],
+        }
+    }
+}
+
+static CL100K_BASE: LazyLock<Pretokenizer> = LazyLock::new(|| {
+    Pretokenizer::new(
+        "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+$",
+    )
+});
+
+static O200K_BASE: LazyLock<Pretokenizer> = LazyLock::new(|| {
+    Pretokenizer::new(
+        &[
+            "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+            "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+            "\\p{N}{1,3}",
+            " ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*",
+            "\\s*[\\r\\n]+",
+            "\\s+$",
+        ]
+        .join("|"),
+    )
+});
+
+thread_local! {
+    /// This thread's search caches, one per encoding (cl100k_base, o200k_base), made on first
+    /// use.
+    static CACHES: RefCell<[Option<Cache>; 2]> = const { RefCell::new([None, None]) };
+}
+
+/// Calls `each` with every piece of `text`, in order, as `encoding`'s pre-tokenizer splits
+/// it.
+///
+/// # Panics
+///
+/// If `encoding` is not one that `bpe-openai` ships; the engine checks that first.
+pub(super) fn for_each_piece(encoding: Encoding, text: &str, each: impl FnMut(&str)) {
+    let (pretokenizer, slot) = match encoding {
+        Encoding::Cl100kBase => (&*CL100K_BASE, 0),
+        Encoding::O200kBase => (&*O200K_BASE, 1),
+        other => unreachable!("bpe-openai has no {other}; OpenAiTokenizer::new checks"),
+    };
+    CACHES.with(|caches| {
+        if let Ok(mut caches) = caches.try_borrow_mut() {
+            let cache = caches[slot].get_or_insert_with(|| pretokenizer.regex.create_cache());
+            split(pretokenizer, cache, text, each);
+        } else {
+            // Only if `each` splits again on this thread: a cache of its own, not a panic.
+            split(
+                pretokenizer,
+                &mut pretokenizer.regex.create_cache(),
+                text,
+                each,
+            );
+        }
+    });
+}
+
+/// The loop of [`for_each_piece`], with the cache to search with.
+fn split(pretokenizer: &Pretokenizer, cache: &mut Cache, text: &str, mut each: impl FnMut(&str)) {
+    let mut start = 0;
+    while start < text.len() {
+        let input = Input::new(&text[start..]).anchored(Anchored::Yes);
+        // Every character starts a piece: `\s+`, the punctuation pattern and the letter
+        // patterns together cover all of Unicode, so an anchored search always matches.
+        let Some(found) = pretokenizer.regex.search_with(cache, &input) else {
+            each(&text[start..]);
+            return;
+        };
+        let mut end = start + found.end();
+        if pretokenizer.gives_back_last[found.pattern().as_usize()] {
+            let last = text[start..end]
+                .chars()
+                .next_back()
+                .map_or(0, char::len_utf8);
+            // `\s+\s` matches two characters at least, so one is left.
+            end -= last;
+        }
+        if end == start {
+            // Unreachable with these patterns; never loop on an empty piece.
+            end = text[start..]
+                .chars()
+                .next()
+                .map_or(text.len(), |c| start + c.len_utf8());
+        }
+        each(&text[start..end]);
+        start = end;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pieces(encoding: Encoding, text: &str) -> Vec<String> {
+        let mut pieces = Vec::new();
+        for_each_piece(encoding, text, |piece| pieces.push(piece.to_owned()));
+        pieces
+    }
+
+    #[test]
+    fn whitespace_before_a_word_gives_back_its_last_space() {
+        for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+            assert_eq!(pieces(encoding, "a   b"), ["a", "  ", " b"]);
+            assert_eq!(pieces(encoding, "a  "), ["a", "  "]);
+        }
+    }
+
+    #[test]
+    fn pieces_join_up_to_the_text_on_any_thread_and_when_nested() {
+        let text = "Plan B: 12345 EUR\u{200b}\n\n  /x ［1］ 東京 مرحبا 👍🏽 it's";
+        for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+            let here = pieces(encoding, text);
+            assert_eq!(here.concat(), text);
+            assert!(here.iter().all(|piece| !piece.is_empty()));
+            let there = std::thread::scope(|s| s.spawn(|| pieces(encoding, text)).join());
+            assert_eq!(there.ok(), Some(here.clone()));
+            // A split inside a split takes a cache of its own instead of panicking.
+            let mut nested = Vec::new();
+            for_each_piece(encoding, text, |piece| nested.extend(pieces(encoding, piece)));
+            assert_eq!(nested.concat(), text);
+        }
+    }
+}
