@@ -156,7 +156,9 @@ mod tests {
             assert_eq!(there.ok(), Some(here.clone()));
             // A split inside a split takes a cache of its own instead of panicking.
             let mut nested = Vec::new();
-            for_each_piece(encoding, text, |piece| nested.extend(pieces(encoding, piece)));
+            for_each_piece(encoding, text, |piece| {
+                nested.extend(pieces(encoding, piece))
+            });
             assert_eq!(nested.concat(), text);
         }
     }
