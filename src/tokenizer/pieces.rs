@@ -157,7 +157,7 @@ mod tests {
             // A split inside a split takes a cache of its own instead of panicking.
             let mut nested = Vec::new();
             for_each_piece(encoding, text, |piece| {
-                nested.extend(pieces(encoding, piece))
+                nested.extend(pieces(encoding, piece));
             });
             assert_eq!(nested.concat(), text);
         }
