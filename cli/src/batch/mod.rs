@@ -37,12 +37,11 @@ fn run_batch(args: &BatchArgs) -> Result<ExitCode, Failure> {
     let assembler = args.build.assembler()?;
     let (lines, size) = Lines::open(args.file.as_deref())?;
     let mut out = open_output(args)?;
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let jobs = args.jobs.unwrap_or(cores);
     let progress = Progress::new(size);
     let start = Instant::now();
-    let (summary, ending) = run::run(lines, jobs, &assembler, &mut out, &progress);
+    let (summary, ending) = run::run(lines, jobs, cores, &assembler, &mut out, &progress);
     let flushed = out.flush();
     let elapsed = start.elapsed();
     progress.finish();
