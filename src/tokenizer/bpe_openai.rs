@@ -6,6 +6,10 @@
 //! counts match tiktoken-rs on every fixture and on arbitrary Unicode (`tests/engines.rs`),
 //! so the exact-split rule and every guarantee carry over unchanged.
 
+use std::sync::LazyLock;
+
+use rustc_hash::FxHashSet;
+
 use super::{Encoding, Engine, OpenAiTokenizer, TokenCounter, pieces};
 
 /// No limit per call. A pre-tokenizer that cannot backtrack does not panic or stall on a
@@ -33,19 +37,56 @@ fn tokenizer(encoding: Encoding) -> &'static bpe_openai::Tokenizer {
     }
 }
 
+/// The bytes of every token of an encoding.
+///
+/// tiktoken encodes a piece that is itself a token as that one token without running the
+/// byte-pair merges (`CoreBPE::encode_ordinary`), and most pieces of prose are: a word with
+/// its leading space. Looking the piece up is several times cheaper than `bpe`'s backtracking
+/// encoder, which allocates for every piece. Built on first use: about 200,000 slices into
+/// the tokenizer's own tables, no copies.
+type Vocabulary = FxHashSet<&'static [u8]>;
+
+fn vocabulary_of(tokenizer: &'static bpe_openai::Tokenizer) -> Vocabulary {
+    let bpe = &tokenizer.bpe;
+    (0..u32::try_from(bpe.num_tokens()).unwrap_or(u32::MAX))
+        .map(|token| bpe.token_bytes(token))
+        .collect()
+}
+
+static O200K_BASE_TOKENS: LazyLock<Vocabulary> =
+    LazyLock::new(|| vocabulary_of(bpe_openai::o200k_base()));
+static CL100K_BASE_TOKENS: LazyLock<Vocabulary> =
+    LazyLock::new(|| vocabulary_of(bpe_openai::cl100k_base()));
+
+/// The tokenizer of `encoding` and the bytes of its tokens.
+fn with_vocabulary(encoding: Encoding) -> (&'static bpe_openai::Tokenizer, &'static Vocabulary) {
+    let vocabulary = match encoding {
+        Encoding::O200kBase => &*O200K_BASE_TOKENS,
+        Encoding::Cl100kBase => &*CL100K_BASE_TOKENS,
+        other => unreachable!("bpe-openai has no {other}; OpenAiTokenizer::new checks"),
+    };
+    (tokenizer(encoding), vocabulary)
+}
+
 /// Loads the tokenizer of `encoding` now rather than on first use.
 pub(super) fn warm_up(encoding: Encoding) {
-    tokenizer(encoding);
+    with_vocabulary(encoding);
 }
 
 /// Appends the byte length of each token of `text` to `lengths`.
 pub(super) fn token_lengths(encoding: Encoding, text: &str, lengths: &mut Vec<u32>) {
-    let bpe = &tokenizer(encoding).bpe;
+    let (tokenizer, vocabulary) = with_vocabulary(encoding);
+    let bpe = &tokenizer.bpe;
     pieces::for_each_piece(encoding, text, |piece| {
+        let piece = piece.as_bytes();
+        if vocabulary.contains(piece) {
+            // A token is at most 128 bytes.
+            lengths.push(u32::try_from(piece.len()).unwrap_or(u32::MAX));
+            return;
+        }
         lengths.extend(
-            bpe.encode_via_backtracking(piece.as_bytes())
+            bpe.encode_via_backtracking(piece)
                 .into_iter()
-                // A token is at most 128 bytes.
                 .map(|token| u32::try_from(bpe.token_len(token)).unwrap_or(u32::MAX)),
         );
     });
@@ -53,9 +94,16 @@ pub(super) fn token_lengths(encoding: Encoding, text: &str, lengths: &mut Vec<u3
 
 /// The number of tokens of `text`.
 pub(super) fn count(encoding: Encoding, text: &str) -> usize {
-    let bpe = &tokenizer(encoding).bpe;
+    let (tokenizer, vocabulary) = with_vocabulary(encoding);
     let mut count = 0;
-    pieces::for_each_piece(encoding, text, |piece| count += bpe.count(piece.as_bytes()));
+    pieces::for_each_piece(encoding, text, |piece| {
+        let piece = piece.as_bytes();
+        count += if vocabulary.contains(piece) {
+            1
+        } else {
+            tokenizer.bpe.count(piece)
+        };
+    });
     count
 }
 
