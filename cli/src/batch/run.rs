@@ -1,10 +1,11 @@
 //! Running a batch: lines are read on one thread, assembled on `jobs` threads, and written on
 //! the calling thread in input order, whatever order they finish in.
 //!
-//! Parsing a line's JSON costs about a seventh of assembling it (callgrind, on the 50 x 2 KiB
-//! requests). When the jobs leave a core free, the reader parses too, so the jobs only
-//! assemble; when every core has a job, each job parses its own lines, since one reader
-//! parsing for many jobs would hold them all up.
+//! Reading a line's JSON and writing its report cost about a quarter of assembling it
+//! (callgrind, on the 50 x 2 KiB requests). When the jobs leave a core free, the reader
+//! parses and the writer writes the JSON, so the jobs only assemble; when every core has a
+//! job, each job does all three for its own lines, since one reader or writer doing it for
+//! many jobs would hold them all up.
 //!
 //! At most `2 x jobs` lines are in flight (read, not yet written): the reader takes a credit
 //! before it hands a line on, and the writer gives one back for each line it writes. So memory
@@ -46,14 +47,14 @@ enum Parsed {
     /// Still to parse, by the job.
     Raw(Line),
     /// Parsed by the reader.
-    Done(Result<Request, BadLine>),
+    Ready(Result<Request, BadLine>),
 }
 
 impl Parsed {
     fn into_request(self) -> Result<Request, BadLine> {
         match self {
             Parsed::Raw(line) => parse_request(&line.bytes),
-            Parsed::Done(request) => request,
+            Parsed::Ready(request) => request,
         }
     }
 }
@@ -61,9 +62,34 @@ impl Parsed {
 /// A line's report, ready to write.
 struct Done {
     seq: u64,
-    json: Vec<u8>,
+    output: Output,
     sample: Option<Sample>,
     consumed: u64,
+}
+
+/// A line's report: as JSON, or as the context for the writer to write as JSON.
+enum Output {
+    Json(Vec<u8>),
+    Context {
+        line: usize,
+        id: Option<Box<RawValue>>,
+        context: AssembledContext<'static>,
+    },
+}
+
+impl Output {
+    /// The JSON line, and whether it is the report of a context rather than of an error;
+    /// `buffer` holds it if it is written now.
+    fn json<'b>(&'b self, buffer: &'b mut Vec<u8>) -> (&'b [u8], bool) {
+        match self {
+            Output::Json(json) => (json, true),
+            Output::Context { line, id, context } => {
+                buffer.clear();
+                let written = write_report(buffer, *line, id.as_deref(), context);
+                (buffer, written)
+            }
+        }
+    }
 }
 
 /// The report of a line that gave a context: the `assemble --json` report, after `line` and
@@ -90,13 +116,16 @@ struct ErrorReport<'a> {
 struct Worker<'a> {
     assembler: &'a Assembler,
     by_budget: HashMap<usize, Result<Assembler, String>>,
+    /// Whether the job writes its reports as JSON, or leaves that to the writer.
+    writes_json: bool,
 }
 
 impl<'a> Worker<'a> {
-    fn new(assembler: &'a Assembler) -> Self {
+    fn new(assembler: &'a Assembler, writes_json: bool) -> Self {
         Worker {
             assembler,
             by_budget: HashMap::new(),
+            writes_json,
         }
     }
 
@@ -122,33 +151,61 @@ impl<'a> Worker<'a> {
     /// Reads, assembles and reports one line.
     fn process(&mut self, job: Job) -> Done {
         let number = job.number;
-        let (json, sample) = match job.request.into_request() {
-            Err(bad) => (error_json(number, bad.id.as_deref(), &bad.problem), None),
+        let writes_json = self.writes_json;
+        let (output, sample) = match job.request.into_request() {
+            Err(bad) => (
+                Output::Json(error_json(number, bad.id.as_deref(), &bad.problem)),
+                None,
+            ),
             Ok(request) => match self.assembler_for(request.budget) {
-                Err(problem) => (error_json(number, request.id.as_deref(), problem), None),
+                Err(problem) => (
+                    Output::Json(error_json(number, request.id.as_deref(), problem)),
+                    None,
+                ),
                 Ok(assembler) => {
                     let start = Instant::now();
                     let context = assembler.assemble(&request.results);
-                    let took = start.elapsed();
-                    let report = Report {
-                        line: number,
-                        id: request.id.as_deref(),
-                        context: &context,
-                    };
-                    match json_line(&report) {
-                        Ok(json) => (json, Some(Sample::new(&context, took))),
-                        Err(problem) => (error_json(number, request.id.as_deref(), &problem), None),
+                    let sample = Sample::new(&context, start.elapsed());
+                    if writes_json {
+                        let mut json = Vec::new();
+                        let written =
+                            write_report(&mut json, number, request.id.as_deref(), &context);
+                        (Output::Json(json), written.then_some(sample))
+                    } else {
+                        // Omitted results borrow from the request, which stays here.
+                        let context = context.into_owned();
+                        let (line, id) = (number, request.id);
+                        (Output::Context { line, id, context }, Some(sample))
                     }
                 }
             },
         };
         Done {
             seq: job.seq,
-            json,
+            output,
             sample,
             consumed: job.consumed,
         }
     }
+}
+
+/// Appends the report of a line that gave `context`, as one line of JSON, to `out`, or the
+/// report of an error if it cannot be written: false then.
+fn write_report(
+    out: &mut Vec<u8>,
+    line: usize,
+    id: Option<&RawValue>,
+    context: &AssembledContext,
+) -> bool {
+    let start = out.len();
+    let report = Report { line, id, context };
+    if let Err(err) = serde_json::to_writer(&mut *out, &report) {
+        out.truncate(start);
+        out.extend(error_json(line, id, &format!("cannot write JSON: {err}")));
+        return false;
+    }
+    out.push(b'\n');
+    true
 }
 
 /// `value` as one line of JSON, newline included.
@@ -193,7 +250,8 @@ pub(crate) fn run(
     progress: &Progress,
 ) -> (Summary, Ending) {
     let jobs = jobs.max(1);
-    let reader_parses = jobs < cores;
+    // A core without a job: the reader parses and the writer writes JSON.
+    let spare_core = jobs < cores;
     let window = jobs * LINES_PER_JOB;
     let stop = AtomicBool::new(false);
     let (work_tx, work_rx) = mpsc::sync_channel::<Job>(jobs);
@@ -218,8 +276,8 @@ pub(crate) fn run(
                 let consumed = lines.bytes_read - accounted;
                 accounted = lines.bytes_read;
                 let number = line.number;
-                let request = if reader_parses {
-                    Parsed::Done(parse_request(&line.bytes))
+                let request = if spare_core {
+                    Parsed::Ready(parse_request(&line.bytes))
                 } else {
                     Parsed::Raw(line)
                 };
@@ -241,7 +299,7 @@ pub(crate) fn run(
         for _ in 0..jobs {
             let (done_tx, work_rx) = (done_tx.clone(), &work_rx);
             scope.spawn(move || {
-                let mut worker = Worker::new(assembler);
+                let mut worker = Worker::new(assembler, !spare_core);
                 loop {
                     // The lock is held while waiting: one idle job waits on the channel, the
                     // others on the lock, and each line goes to exactly one.
@@ -263,17 +321,19 @@ pub(crate) fn run(
         drop(done_tx);
         let mut pending = BTreeMap::new();
         let mut next = 0;
+        let mut buffer = Vec::new();
         'lines: for done in &done_rx {
             pending.insert(done.seq, done);
             while let Some(done) = pending.remove(&next) {
-                if let Err(err) = out.write_all(&done.json) {
+                let (json, is_report) = done.output.json(&mut buffer);
+                if let Err(err) = out.write_all(json) {
                     ending = Ending::OutputFailed(Failure::write_failed(format!(
                         "cannot write the output: {err}"
                     )));
                     stop.store(true, Ordering::Relaxed);
                     break 'lines;
                 }
-                summary.add(done.sample.as_ref());
+                summary.add(done.sample.as_ref().filter(|_| is_report));
                 progress.advance(done.consumed, summary.requests());
                 next += 1;
                 let _ = credit_tx.send(());
