@@ -180,6 +180,28 @@ mod tests {
         assert!(cache.is_empty());
     }
 
+    /// Two texts, or two tokenizers, whose keys collide: an entry found under the key must
+    /// match both, or it is not used. (A 64-bit collision cannot be found by search; the
+    /// test files an entry under another pair's key by hand.)
+    #[test]
+    fn a_colliding_key_does_not_give_another_texts_entry() {
+        let cache = TokenCache::new(1 << 20);
+        cache.put("o200k_base", "hello world", Some(2), &[Checkpoint::START]);
+        let entry = cache.get("o200k_base", "hello world").unwrap();
+        {
+            let mut inner = cache.lock();
+            for (tokenizer, text) in [("o200k_base", "other text"), ("cl100k_base", "hello world")]
+            {
+                inner
+                    .entries
+                    .insert(key(tokenizer, text), Arc::clone(&entry));
+            }
+        }
+        assert!(cache.get("o200k_base", "other text").is_none());
+        assert!(cache.get("cl100k_base", "hello world").is_none());
+        assert!(cache.get("o200k_base", "hello world").is_some());
+    }
+
     /// What one entry for `text` with one checkpoint costs.
     fn cost_of(text: &str) -> usize {
         text.len() + std::mem::size_of::<Checkpoint>() + ENTRY_OVERHEAD
