@@ -5,6 +5,10 @@
 //! engine, look-ahead emulated) and encodes each piece with a faster byte-pair algorithm. Its
 //! counts match tiktoken-rs on every fixture and on arbitrary Unicode (`tests/engines.rs`),
 //! so the exact-split rule and every guarantee carry over unchanged.
+//!
+//! Two things are done here rather than through `bpe-openai`'s own `count` and `encode`: the
+//! pieces are split with a search cache per thread (`pieces.rs`), and a piece that is itself a
+//! token is looked up in the vocabulary instead of encoded, as tiktoken does.
 
 use std::sync::LazyLock;
 
