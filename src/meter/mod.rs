@@ -312,6 +312,11 @@ impl<'t> Meter<'t> {
     /// from, so the answer depends only on the text, never on what the meter happened to see
     /// (a cache hit starts from a different checkpoint than a cold run): cuts are the same
     /// with or without a cache.
+    ///
+    /// Each call after the first must ask for no more tokens than the one before, as a cut
+    /// that aims lower after each overshoot does: a stretch before the measured end is
+    /// re-tokenized in place of what was measured last, so a later, larger `n` past that
+    /// stretch would get the stretch's end.
     pub(crate) fn token_end(&mut self, text: &str, n: usize) -> usize {
         if n < self.chunk.start.tokens {
             // Re-tokenize the stretch from the last checkpoint at or before token `n` to the
@@ -361,86 +366,4 @@ impl<'t> Meter<'t> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::Encoding;
-
-    #[test]
-    fn measure_matches_count_when_it_fits() {
-        let text = "The quick brown fox jumps over the lazy dog. ".repeat(200);
-        let mut meter = Meter::new(&Encoding::Cl100kBase, None);
-        let n = Encoding::Cl100kBase.count(&text);
-        assert_eq!(meter.measure(&text, n, None), Some(n));
-        assert_eq!(meter.measure(&text, n - 1, None), None);
-    }
-
-    #[test]
-    fn checkpoints_are_exact_splits_about_every_32_tokens_within_the_room() {
-        // Long rare words: many token ends fall inside a word, where no split is exact.
-        let text = "Antidisestablishmentarianism pneumonoultramicroscopicsilicovolcanoconiosis, \
-                    floccinaucinihilipilification 12345678 "
-            .repeat(100);
-        for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
-            for room in [50, 200, 700] {
-                let mut meter = Meter::new(&encoding, None);
-                assert_eq!(meter.measure(&text, room, None), None);
-                let checkpoints = meter.checkpoints.as_slice();
-                for c in checkpoints {
-                    assert!(
-                        c.tokens <= room,
-                        "{encoding} room {room}: {c:?} past the room"
-                    );
-                    assert!(
-                        c.at == 0 || encoding.splits_exactly(&text, c.at),
-                        "{encoding} room {room}: {c:?} is no exact split"
-                    );
-                    assert_eq!(encoding.count(&text[..c.at]), c.tokens);
-                }
-                // One every 32 tokens, plus the chunk ends: not one at every token end.
-                assert!(
-                    checkpoints.len() <= room / CHECKPOINT_EVERY + 4,
-                    "{encoding} room {room}: {} checkpoints",
-                    checkpoints.len()
-                );
-                assert!(checkpoints.len() >= room / CHECKPOINT_EVERY / 2);
-            }
-        }
-    }
-
-    #[test]
-    fn token_end_finds_every_token_end_in_any_order() {
-        let text = "The quick brown fox jumps over the lazy dog, again and again. ".repeat(60);
-        let encoding = Encoding::O200kBase;
-        let mut lengths = Vec::new();
-        encoding.token_lengths(&text, &mut lengths);
-        let ends: Vec<usize> = std::iter::once(0)
-            .chain(lengths.iter().scan(0, |at, &len| {
-                *at += len as usize;
-                Some(*at)
-            }))
-            .collect();
-        let room = 300;
-        let mut meter = Meter::new(&encoding, None);
-        assert_eq!(meter.measure(&text, room, None), None);
-        // Far back first (re-tokenizing from an early checkpoint), then forward, then back.
-        let order: Vec<usize> = (0..room)
-            .rev()
-            .step_by(7)
-            .chain((0..room).step_by(5))
-            .collect();
-        for n in order {
-            assert_eq!(meter.token_end(&text, n), ends[n], "token {n}");
-        }
-        let checkpoints = meter.checkpoints.as_slice();
-        assert!(checkpoints.windows(2).all(|pair| pair[0].at < pair[1].at));
-    }
-
-    #[test]
-    fn measure_stops_near_the_room() {
-        let text = "The quick brown fox jumps over the lazy dog. ".repeat(2000);
-        let mut meter = Meter::new(&Encoding::O200kBase, None);
-        assert_eq!(meter.measure(&text, 100, None), None);
-        // 100 tokens are about 450 bytes; the meter may look one chunk further.
-        assert!(meter.bytes_tokenized < 1000, "{}", meter.bytes_tokenized);
-    }
-}
+mod tests;

@@ -1,0 +1,230 @@
+//! The meter against recounts, with every kind of tokenizer it meets: the default engine
+//! (no limit per call), the reference engine, and tokenizers that take only 64 or 1,000 bytes a
+//! call, so that the chunked paths (counting, measuring and re-tokenizing from a checkpoint
+//! in calls that meet at exact split points) run on texts of a few kilobytes.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::*;
+use crate::{Encoding, Engine};
+
+/// A tokenizer that promises to take at most `cap` bytes a call, and records the longest
+/// call it was given.
+struct Capped {
+    inner: Encoding,
+    cap: usize,
+    longest_call: AtomicUsize,
+}
+
+impl Capped {
+    fn new(inner: Encoding, cap: usize) -> Self {
+        Capped {
+            inner,
+            cap,
+            longest_call: AtomicUsize::new(0),
+        }
+    }
+
+    fn called(&self, text: &str) {
+        self.longest_call.fetch_max(text.len(), Ordering::Relaxed);
+    }
+
+    /// The meter keeps to the cap, but for a cut's frame after a capped stretch.
+    fn check_calls(&self) {
+        let longest = self.longest_call.load(Ordering::Relaxed);
+        assert!(
+            longest <= self.cap + FRAME_SLACK_BYTES,
+            "a call of {longest} bytes, cap {}",
+            self.cap
+        );
+    }
+}
+
+impl TokenCounter for Capped {
+    fn name(&self) -> &str {
+        "capped"
+    }
+    fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>) {
+        self.called(text);
+        self.inner.token_lengths(text, lengths);
+    }
+    fn count(&self, text: &str) -> usize {
+        self.called(text);
+        self.inner.count(text)
+    }
+    fn splits_exactly(&self, text: &str, at: usize) -> bool {
+        self.inner.splits_exactly(text, at)
+    }
+    fn max_token_bytes(&self) -> usize {
+        self.inner.max_token_bytes()
+    }
+    fn max_call_bytes(&self) -> usize {
+        self.cap
+    }
+}
+
+/// Runs `check` with each kind of tokenizer for the meter, for both encodings, and the
+/// encoding itself to recount with; then checks the capped ones kept to their caps.
+fn with_every_tokenizer(check: impl Fn(&dyn TokenCounter, &Encoding)) {
+    for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+        check(&encoding, &encoding);
+        check(&encoding.with_engine(Engine::Tiktoken).unwrap(), &encoding);
+        for cap in [MIN_CHUNK_BYTES, 1000] {
+            let capped = Capped::new(encoding, cap);
+            check(&capped, &encoding);
+            capped.check_calls();
+        }
+    }
+}
+
+#[test]
+fn count_adds_up_over_calls_of_any_cap() {
+    let text = "The quick brown fox jumps over the lazy dog. Prices: 12.50 EUR.\n\
+                東京の天気は晴れです。 مرحبا بالعالم 👍🏽\n"
+        .repeat(150);
+    with_every_tokenizer(|tokenizer, reference| {
+        let mut meter = Meter::new(tokenizer, None);
+        let counted = meter.count(&text);
+        assert_eq!(
+            counted,
+            Some(reference.count(&text)),
+            "{}",
+            tokenizer.name()
+        );
+        // Each byte is tokenized once.
+        assert_eq!(meter.bytes_tokenized, text.len(), "{}", tokenizer.name());
+    });
+}
+
+#[test]
+fn a_stretch_longer_than_the_cap_without_a_split_point_cannot_be_counted() {
+    let tokenizer = Capped::new(Encoding::O200kBase, MIN_CHUNK_BYTES);
+    let mut meter = Meter::new(&tokenizer, None);
+    let text = format!("word {} word", "x".repeat(MIN_CHUNK_BYTES + 1));
+    assert_eq!(meter.count(&text), None);
+    let fits = format!("word {} word", "x".repeat(MIN_CHUNK_BYTES - 8));
+    assert_eq!(meter.count(&fits), Some(Encoding::O200kBase.count(&fits)));
+    // Exactly the cap, with no split point: one call takes it.
+    let whole = "x".repeat(MIN_CHUNK_BYTES);
+    assert_eq!(meter.count(&whole), Some(Encoding::O200kBase.count(&whole)));
+    tokenizer.check_calls();
+}
+
+#[test]
+fn measure_matches_count_when_it_fits() {
+    let text = "The quick brown fox jumps over the lazy dog. ".repeat(200);
+    with_every_tokenizer(|tokenizer, reference| {
+        let n = reference.count(&text);
+        let mut meter = Meter::new(tokenizer, None);
+        assert_eq!(
+            meter.measure(&text, n, None),
+            Some(n),
+            "{}",
+            tokenizer.name()
+        );
+        let mut meter = Meter::new(tokenizer, None);
+        assert_eq!(meter.measure(&text, n - 1, None), None);
+    });
+}
+
+#[test]
+fn checkpoints_are_exact_splits_about_every_32_tokens_within_the_room() {
+    // Long rare words: many token ends fall inside a word, where no split is exact.
+    let text = "Antidisestablishmentarianism pneumonoultramicroscopicsilicovolcanoconiosis, \
+                floccinaucinihilipilification 12345678 "
+        .repeat(100);
+    with_every_tokenizer(|tokenizer, reference| {
+        let name = tokenizer.name();
+        for room in [50, 200, 700] {
+            let mut meter = Meter::new(tokenizer, None);
+            assert_eq!(meter.measure(&text, room, None), None);
+            let checkpoints = meter.checkpoints.as_slice();
+            for c in checkpoints {
+                assert!(c.tokens <= room, "{name} room {room}: {c:?} past the room");
+                assert!(
+                    c.at == 0 || tokenizer.splits_exactly(&text, c.at),
+                    "{name} room {room}: {c:?} is no exact split"
+                );
+                assert_eq!(reference.count(&text[..c.at]), c.tokens);
+            }
+            // One every 32 tokens, plus the chunk ends: not one at every token end. Calls of a
+            // capped tokenizer end chunks more often.
+            let bound = if tokenizer.max_call_bytes() < text.len() {
+                room / 8 + 4
+            } else {
+                room / CHECKPOINT_EVERY + 4
+            };
+            assert!(
+                checkpoints.len() <= bound,
+                "{name} room {room}: {} checkpoints",
+                checkpoints.len()
+            );
+            assert!(checkpoints.len() >= room / CHECKPOINT_EVERY / 2);
+        }
+    });
+}
+
+#[test]
+fn token_end_finds_every_token_end_aiming_lower() {
+    let text = "The quick brown fox jumps over the lazy dog, again and again. ".repeat(60);
+    with_every_tokenizer(|tokenizer, reference| {
+        let mut lengths = Vec::new();
+        reference.token_lengths(&text, &mut lengths);
+        let ends: Vec<usize> = std::iter::once(0)
+            .chain(lengths.iter().scan(0, |at, &len| {
+                *at += len as usize;
+                Some(*at)
+            }))
+            .collect();
+        let room = 300;
+        let mut meter = Meter::new(tokenizer, None);
+        assert_eq!(meter.measure(&text, room, None), None);
+        // Each call asks for no more than the one before, as the cut's do: from the measured
+        // end back to the start, re-tokenizing the stretches before it one by one.
+        for n in (0..room).rev().step_by(3) {
+            assert_eq!(
+                meter.token_end(&text, n),
+                ends[n],
+                "{}: token {n}",
+                tokenizer.name()
+            );
+        }
+        let checkpoints = meter.checkpoints.as_slice();
+        assert!(checkpoints.windows(2).all(|pair| pair[0].at < pair[1].at));
+    });
+}
+
+#[test]
+fn count_reusing_agrees_with_a_recount_of_the_cut_text() {
+    let measured = "The quick brown fox jumps over the lazy dog, again and again. ".repeat(60);
+    with_every_tokenizer(|tokenizer, reference| {
+        let mut meter = Meter::new(tokenizer, None);
+        assert_eq!(meter.measure(&measured, 300, None), None);
+        // Texts that share a prefix with what was measured, then differ: a cut and its close.
+        for keep in [0, 5, 63, 64, 65, 400, 1000, 1200] {
+            let text = format!("{}\n```\n", &measured[..keep]);
+            assert_eq!(
+                meter.count_reusing(&measured, &text),
+                Some(reference.count(&text)),
+                "{}: keep {keep}",
+                tokenizer.name()
+            );
+        }
+    });
+}
+
+#[test]
+fn measure_stops_near_the_room() {
+    let text = "The quick brown fox jumps over the lazy dog. ".repeat(2000);
+    with_every_tokenizer(|tokenizer, _| {
+        let mut meter = Meter::new(tokenizer, None);
+        assert_eq!(meter.measure(&text, 100, None), None);
+        // 100 tokens are about 450 bytes; the meter may look one chunk further.
+        assert!(
+            meter.bytes_tokenized < 1000,
+            "{}: {}",
+            tokenizer.name(),
+            meter.bytes_tokenized
+        );
+    });
+}
