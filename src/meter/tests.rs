@@ -228,3 +228,24 @@ fn measure_stops_near_the_room() {
         );
     });
 }
+
+#[test]
+fn the_count_at_a_mark_is_seen_whatever_the_room() {
+    // Ten one-token words: the mark after the tenth is at, past or before the room.
+    let text = "word ".repeat(100);
+    let mark = "word ".repeat(10).len() - 1;
+    with_every_tokenizer(|tokenizer, reference| {
+        assert_eq!(reference.count(&text[..mark]), 10);
+        for room in [9, 10, 11] {
+            let mut meter = Meter::new(tokenizer, None);
+            assert_eq!(meter.measure(&text, room, Some(mark)), None);
+            // The count at the mark was seen, in a checkpoint or in the tokens measured.
+            assert_eq!(
+                meter.rebase(&text, mark),
+                Some(10),
+                "{} room {room}",
+                tokenizer.name()
+            );
+        }
+    });
+}
