@@ -214,7 +214,9 @@ impl<'t> Meter<'t> {
         let learned_from = self.checkpoints.len();
         let measured = self.measure_from(text, room, mark);
         if known.is_none() || self.checkpoints.len() > learned_from || measured.is_some() {
-            cache.put(name, text, measured, self.checkpoints.as_slice());
+            // A total known from before stays known: a smaller room does not unlearn it.
+            let total = measured.or_else(|| known.and_then(|entry| entry.total));
+            cache.put(name, text, total, self.checkpoints.as_slice());
         }
         measured
     }

@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::*;
-use crate::{Encoding, Engine};
+use crate::{Encoding, Engine, TokenCache};
 
 /// A tokenizer that promises to take at most `cap` bytes a call, and records the longest
 /// call it was given.
@@ -247,5 +247,73 @@ fn the_count_at_a_mark_is_seen_whatever_the_room() {
                 tokenizer.name()
             );
         }
+    });
+}
+
+/// Measuring with a cache: what one request learns, the next reuses, with the same answers.
+#[test]
+fn a_cache_carries_what_was_measured_to_the_next_request() {
+    let text = "The quick brown fox jumps over the lazy dog, again and again. ".repeat(60);
+    with_every_tokenizer(|tokenizer, reference| {
+        let name = tokenizer.name();
+        let total = reference.count(&text);
+        let cache = TokenCache::new(1 << 20);
+        let measure = |room: usize| {
+            let mut meter = Meter::new(tokenizer, Some(&cache));
+            let measured = meter.measure(&text, room, None);
+            (measured, meter.bytes_tokenized)
+        };
+        // Overflowing at 100 tokens: the checkpoints up to there are kept.
+        let (first, cold_bytes) = measure(100);
+        assert_eq!(first, None);
+        // At 300 tokens it resumes from the last of them, and learns more.
+        let (second, bytes) = measure(300);
+        assert_eq!(second, None);
+        assert!(
+            bytes < cold_bytes * 3,
+            "{name}: {bytes} bytes at 300 tokens"
+        );
+        // Again at 300: only the stretch after the last checkpoint within 300 tokens.
+        let (third, bytes) = measure(300);
+        assert_eq!(third, None);
+        assert!(
+            bytes < cold_bytes / 2,
+            "{name}: {bytes} bytes again at 300 tokens"
+        );
+        // The whole text fits: counted once, then known without tokenizing.
+        assert_eq!(measure(total).0, Some(total), "{name}");
+        assert_eq!(measure(total), (Some(total), 0), "{name}");
+        // One token short, with every known checkpoint within the room: it resumes from the
+        // last of them and finds the text does not fit.
+        let (short, bytes) = measure(total - 1);
+        assert_eq!(short, None, "{name}");
+        assert!(
+            bytes < cold_bytes / 2,
+            "{name}: {bytes} bytes one token short"
+        );
+    });
+}
+
+/// A recount files its total with no checkpoint but the start; measuring the same text in a
+/// smaller room starts from there (cut.rs recounts a cut block's body; another request's
+/// result can be that very text).
+#[test]
+fn a_recounted_text_is_measured_again_from_the_start() {
+    let text = "The quick brown fox jumps over the lazy dog, again and again. ".repeat(20);
+    with_every_tokenizer(|tokenizer, reference| {
+        let total = reference.count(&text);
+        let cache = TokenCache::new(1 << 20);
+        let mut meter = Meter::new(tokenizer, Some(&cache));
+        assert_eq!(meter.count_reusing("", &text), Some(total));
+        let mut meter = Meter::new(tokenizer, Some(&cache));
+        assert_eq!(
+            meter.measure(&text, total - 1, None),
+            None,
+            "{}",
+            tokenizer.name()
+        );
+        let mut meter = Meter::new(tokenizer, Some(&cache));
+        assert_eq!(meter.measure(&text, total, None), Some(total));
+        assert_eq!(meter.bytes_tokenized, 0);
     });
 }
