@@ -6,7 +6,8 @@
 //! [`Assembler`](crate::Assembler) is built (its frame is counted then); every other thread
 //! locks a mutex for every piece of text. A server or a batch run assembles on other threads,
 //! and a profile of `mentor-context batch` put about a tenth of its time in that pool. Here each
-//! thread keeps its own cache, so every thread searches as fast as the first.
+//! thread keeps its own cache, so every thread searches as fast as the first. The memory is
+//! what the pool would hold too: a cache for each thread that searches.
 //!
 //! The patterns and the look-ahead emulation are those of `bpe-openai` 0.3.2 (its `lib.rs`):
 //! `\s+(?!\S)` cannot be written for a regex engine without look-around, so a pattern `\s+\s`
