@@ -207,3 +207,26 @@ fn located(py: Python<'_>, err: &PyErr, at: usize) -> PyErr {
         pyo3::exceptions::PyTypeError::new_err(located)
     }
 }
+
+/// For `python/benches/measure.py`: reads `results` once, then times `repeat` calls of the
+/// Rust `assemble` alone (no conversion, no report) and returns each call's nanoseconds. The
+/// benchmark alternates this with the Python calls, so both meet the same machine load.
+#[pyfunction]
+pub(crate) fn _time_rust_assemble(
+    py: Python<'_>,
+    assembler: &PyAssembler,
+    results: &Bound<'_, PyAny>,
+    repeat: usize,
+) -> PyResult<Vec<u64>> {
+    let parsed = read_request(results, assembler.strict)?;
+    let assembler = &assembler.assembler;
+    Ok(py.detach(|| {
+        (0..repeat)
+            .map(|_| {
+                let start = std::time::Instant::now();
+                std::hint::black_box(assembler.assemble(&parsed.results));
+                u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX)
+            })
+            .collect()
+    }))
+}

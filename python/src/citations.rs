@@ -3,7 +3,9 @@
 
 use mentor_context::{Citation, Resolution, Resolver};
 use pyo3::prelude::*;
+use serde::Deserialize;
 
+use crate::depythonize::PyDeserializer;
 use crate::errors::refused;
 use crate::report::loads;
 
@@ -25,7 +27,7 @@ pub(crate) fn resolve_citations<'py>(
         Ok(chips) => chips,
         Err(_) => report.clone(),
     };
-    let chips: Vec<Citation> = pythonize::depythonize(&chips).map_err(|err| {
+    let chips = Vec::<Citation>::deserialize(PyDeserializer(&chips)).map_err(|err| {
         refused(format!(
             "report: expected a report of Assembler.assemble or its citations: {err}"
         ))

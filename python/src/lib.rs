@@ -4,13 +4,14 @@
 //! Everything here is a thin layer over the library: options are parsed by the library's own
 //! `FromStr` and validated by `ContextBuilder::build`; results are read by the library's own
 //! serde rules (`deserialize_request`); reports are the library's own serialization. The
-//! modules: [`options`] (keyword arguments into a `ContextBuilder`), [`results`] (Python
+//! modules: [`depythonize`] (a serde reader of Python objects), [`options`] (keyword arguments into a `ContextBuilder`), [`results`] (Python
 //! objects into results), [`report`] (a context into a dict), [`assembler`] (the `Assembler`
 //! class), [`citations`] (`resolve_citations`) and [`errors`] (the exception).
 #![deny(missing_docs)]
 
 mod assembler;
 mod citations;
+mod depythonize;
 mod errors;
 mod options;
 mod report;
@@ -28,5 +29,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add_class::<assembler::PyAssembler>()?;
     m.add_function(wrap_pyfunction!(citations::resolve_citations, m)?)?;
+    m.add_function(wrap_pyfunction!(assembler::_time_rust_assemble, m)?)?;
     Ok(())
 }

@@ -11,8 +11,8 @@ use mentor_context::{ParsedResults, UnknownProperties, UnknownProperty, deserial
 use pyo3::exceptions::{PyTypeError, PyUserWarning};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyMapping, PyString, PyTuple};
-use pythonize::Depythonizer;
 
+use crate::depythonize::PyDeserializer;
 use crate::errors::refused;
 
 /// The attributes an object result is read by, and the wire name each becomes. The first
@@ -35,7 +35,7 @@ pub(crate) fn read_request(request: &Bound<'_, PyAny>, strict: bool) -> PyResult
         UnknownProperties::Report
     };
     let request = as_records(request)?;
-    let parsed = match deserialize_request(&mut Depythonizer::from_object(&request), policy) {
+    let parsed = match deserialize_request(PyDeserializer(&request), policy) {
         Ok(parsed) => parsed,
         Err(err) => return Err(locate(&request, policy, &err.to_string())),
     };
@@ -111,7 +111,7 @@ fn locate(request: &Bound<'_, PyAny>, policy: UnknownProperties, problem: &str) 
             let Ok(alone) = PyList::new(request.py(), [item]) else {
                 break;
             };
-            if let Err(err) = deserialize_request(&mut Depythonizer::from_object(&alone), policy) {
+            if let Err(err) = deserialize_request(PyDeserializer(&alone), policy) {
                 return refused(format!("results[{at}]: {err}"));
             }
         }
