@@ -4,11 +4,11 @@
 use mentor_context::{Assembler, MentorRagResult};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
-use rayon::prelude::*;
 
 use crate::errors::{from_library, refused};
 use crate::options::Options;
-use crate::report::{loads, to_json};
+use crate::pyser::to_python;
+use crate::report::to_json;
 use crate::results::read_request;
 
 /// Assembles ranked retrieval results into the context block of a prompt, within an exact
@@ -91,8 +91,10 @@ impl PyAssembler {
         py: Python<'py>,
         results: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let json = self.assemble_json(py, results)?;
-        loads(py, &json)
+        let parsed = read_request(results, self.strict)?;
+        let assembler = &self.assembler;
+        let context = py.detach(|| assembler.assemble(&parsed.results));
+        to_python(py, &context)
     }
 
     /// The same report as one line of JSON text (no newline): what `assemble --json`
@@ -122,17 +124,15 @@ impl PyAssembler {
             parsed.push(request.results);
         }
         let assembler = &self.assembler;
-        let assemble = || -> Result<Vec<String>, PyErr> {
-            let contexts = assembler.assemble_many(&parsed);
-            contexts.par_iter().map(to_json).collect()
-        };
-        let reports = py.detach(|| match &pool {
+        let assemble = || assembler.assemble_many(&parsed);
+        let contexts = py.detach(|| match &pool {
             Some(pool) => pool.install(assemble),
             None => assemble(),
-        })?;
+        });
+        // Python objects are made with the GIL held, one report after another.
         let list = PyList::empty(py);
-        for json in &reports {
-            list.append(loads(py, json)?)?;
+        for context in &contexts {
+            list.append(to_python(py, context)?)?;
         }
         Ok(list)
     }

@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use crate::depythonize::PyDeserializer;
 use crate::errors::refused;
-use crate::report::loads;
+use crate::pyser::to_python;
 
 /// Reads `answer` against the chips of `report` (a dict from `Assembler.assemble`, or its
 /// `citations` list): the cited chips in order of first citation, with how often and where;
@@ -35,10 +35,9 @@ pub(crate) fn resolve_citations<'py>(
     let resolution = py.detach(|| {
         let mut resolution = Resolver::new(&chips).renumber(renumber).resolve(answer);
         to_char_offsets(&mut resolution, answer);
-        serde_json::to_string(&resolution)
+        resolution
     });
-    let json = resolution.map_err(|err| refused(format!("cannot write JSON: {err}")))?;
-    loads(py, &json)
+    to_python(py, &resolution)
 }
 
 /// Turns the resolution's byte offsets into `answer` into offsets in characters (code

@@ -5,7 +5,7 @@
 //! `FromStr` and validated by `ContextBuilder::build`; results are read by the library's own
 //! serde rules (`deserialize_request`); reports are the library's own serialization. The
 //! modules: [`depythonize`] (a serde reader of Python objects), [`options`] (keyword arguments into a `ContextBuilder`), [`results`] (Python
-//! objects into results), [`report`] (a context into a dict), [`assembler`] (the `Assembler`
+//! objects into results), [`report`] (a context into JSON or a dict), [`pyser`] (a serde writer of Python objects), [`assembler`] (the `Assembler`
 //! class), [`citations`] (`resolve_citations`) and [`errors`] (the exception).
 #![deny(missing_docs)]
 
@@ -14,6 +14,7 @@ mod citations;
 mod depythonize;
 mod errors;
 mod options;
+mod pyser;
 mod report;
 mod results;
 
