@@ -118,3 +118,19 @@ def test_a_result_that_is_not_a_mapping_or_object_with_content_is_refused():
 def test_metadata_values_must_be_strings_or_none():
     with pytest.raises(MentorContextError, match=r"results\[0\]"):
         Assembler(100).assemble([{"content": "a", "score": 1, "metadata": {"page": 3}}])
+
+
+@pytest.mark.parametrize(
+    "result,problem",
+    [
+        ({"content": "a", "score": math.nan}, "score NaN is not a finite 32-bit number"),
+        ({"content": "a", "score": math.inf}, "score inf is not a finite 32-bit number"),
+        ({"content": "\ud800", "score": 1}, "surrogates not allowed"),
+        ({"content": "a", "score": 1, "title": 5}, "invalid type: integer `5`, expected a string"),
+    ],
+)
+def test_values_json_cannot_carry_are_refused_by_name_too(result, problem):
+    with pytest.raises(MentorContextError) as raised:
+        Assembler(100).assemble([{"content": "ok", "score": 1}, result])
+    assert str(raised.value).startswith("results[1]: ")
+    assert problem in str(raised.value)
