@@ -147,8 +147,8 @@ pub use format::{
 pub use options::{Duplicates, Order, Overflow};
 pub use provenance::Fingerprint;
 pub use record::{
-    MentorRagResult, Metadata, ParsedResults, UnknownProperties, UnknownProperty, parse_request,
-    parse_results,
+    MentorRagResult, Metadata, ParsedResults, UnknownProperties, UnknownProperty,
+    deserialize_request, parse_request, parse_results,
 };
 #[allow(deprecated)]
 pub use tokenizer::FastEncoding;

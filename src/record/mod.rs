@@ -11,7 +11,8 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 pub use request::{
-    ParsedResults, UnknownProperties, UnknownProperty, parse_request, parse_results,
+    ParsedResults, UnknownProperties, UnknownProperty, deserialize_request, parse_request,
+    parse_results,
 };
 
 /// Ordered `key: value` facts about a document, such as an author, a date or a version.

@@ -91,6 +91,38 @@ pub fn parse_request(json: &str, unknown: UnknownProperties) -> Result<ParsedRes
     })
 }
 
+/// [`parse_request`] over any serde [`Deserializer`], not only JSON text: a request already
+/// in memory in another data model (Python objects through `pythonize`, say) is read with
+/// exactly the rules of the wire form (property names in any case, numeric-string scores,
+/// `null` metadata values) and its unknown properties reported or refused the same way.
+///
+/// # Errors
+///
+/// The deserializer's own error when the input is not a sequence of results, a record
+/// lacks `content` or `score`, a field has the wrong type, a score is not finite, or, with
+/// [`UnknownProperties::Reject`], at the first unknown property.
+///
+/// ```
+/// use mentor_context::{UnknownProperties, deserialize_request};
+///
+/// let value = serde_json::json!([{"Content": "a", "score": "0.5", "url": "x"}]);
+/// let parsed = deserialize_request(&value, UnknownProperties::Report)?;
+/// assert_eq!(parsed.results[0].score, 0.5);
+/// assert_eq!(parsed.unknown_properties[0].name, "url");
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+pub fn deserialize_request<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    unknown: UnknownProperties,
+) -> Result<ParsedResults, D::Error> {
+    let mut unknowns = Unknowns::new(Some(unknown));
+    let results = ListSeed(&mut unknowns).deserialize(deserializer)?;
+    Ok(ParsedResults {
+        results,
+        unknown_properties: unknowns.into_found(),
+    })
+}
+
 /// Reads the array, one record at a time, with the same collector.
 struct ListSeed<'u>(&'u mut Unknowns);
 
@@ -242,5 +274,25 @@ mod tests {
         };
         assert_eq!(*line, 2);
         assert!(message.starts_with("unknown property `Url`"), "{message}");
+    }
+
+    #[test]
+    fn any_deserializer_reads_as_the_text_reader_does() {
+        let json = r#"[{"CONTENT":"a","score":"0.25","metadata":{"k":null}},
+                       {"content":"b","score":1,"source_url":"u"},{"content":"c","score":2,"source_url":"v"}]"#;
+        let value: Value = serde_json::from_str(json).unwrap();
+        let from_text = parse_request(json, UnknownProperties::Report).unwrap();
+        let from_value = deserialize_request(&value, UnknownProperties::Report).unwrap();
+        assert_eq!(from_value, from_text);
+        assert_eq!(from_value.unknown_properties[0].count, 2);
+        let err = deserialize_request(&value, UnknownProperties::Reject).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("unknown property `source_url` (did you mean `sourceUrl`?)"),
+            "{err}"
+        );
+        let missing = serde_json::json!([{"score": 1}]);
+        let err = deserialize_request(&missing, UnknownProperties::Report).unwrap_err();
+        assert_eq!(err.to_string(), "missing field `content`");
     }
 }

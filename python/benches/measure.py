@@ -1,0 +1,96 @@
+"""The README's Python figures, measured in one run (not a test: timings vary with load).
+
+    python python/benches/measure.py [path/to/mentor-context]
+
+1. `Assembler.assemble` over the Rust in-process call on the 50 x 2 KiB bench request
+   (fixtures/bench-english.json, budget 4000): the Rust median from `mentor-context bench
+   --json`, the Python medians from timeit; and, because load on a shared machine moves
+   medians taken at different moments, the same three taken call by call in alternation in
+   this process (the Rust call timed inside the extension, on results read once).
+2. `assemble_many` with 2 threads against 1, on 200 requests made from the bench request.
+Prints the load average (`uptime`) before and after: on a shared machine it matters.
+"""
+
+import json
+import statistics
+import subprocess
+import sys
+import timeit
+from pathlib import Path
+
+import time
+
+from mentor_context import Assembler
+from mentor_context._native import _time_rust_assemble
+
+ROOT = Path(__file__).resolve().parents[2]
+BENCH = ROOT / "fixtures" / "bench-english.json"
+
+
+def uptime() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+
+def rust_median_ns(cli: str) -> int:
+    done = subprocess.run(
+        [cli, "bench", "--json", "--budget", "4000", "--iterations", "300", str(BENCH)],
+        capture_output=True, text=True, check=True,
+    )
+    return json.loads(done.stdout)["medianNs"]
+
+
+def median_ns(call, repeat=300) -> float:
+    return statistics.median(timeit.repeat(call, number=1, repeat=repeat)) * 1e9
+
+
+def main() -> None:
+    cli = sys.argv[1] if len(sys.argv) > 1 else str(ROOT / "target" / "release" / "mentor-context")
+    print(uptime())
+    results = json.loads(BENCH.read_text())
+    assembler = Assembler(4000)
+    for _ in range(20):
+        assembler.assemble(results)
+    rounds = []
+    for _ in range(5):
+        rust = rust_median_ns(cli)
+        py_dict = median_ns(lambda: assembler.assemble(results))
+        py_json = median_ns(lambda: assembler.assemble_json(results))
+        rounds.append((rust, py_dict, py_json))
+        print(f"rust {rust / 1e3:8.1f} us  assemble {py_dict / 1e3:8.1f} us "
+              f"({py_dict / rust - 1:+.1%})  assemble_json {py_json / 1e3:8.1f} us "
+              f"({py_json / rust - 1:+.1%})")
+    rust, py_dict, py_json = (statistics.median(r[i] for r in rounds) for i in range(3))
+    print(f"median of rounds: rust {rust / 1e3:.1f} us, assemble {py_dict / 1e3:.1f} us "
+          f"({py_dict / rust - 1:+.1%}), assemble_json {py_json / 1e3:.1f} us "
+          f"({py_json / rust - 1:+.1%})")
+
+    rust_calls, dict_calls, json_calls = [], [], []
+    for _ in range(2000):
+        rust_calls.append(_time_rust_assemble(assembler, results, 1)[0])
+        start = time.perf_counter_ns()
+        assembler.assemble(results)
+        dict_calls.append(time.perf_counter_ns() - start)
+        start = time.perf_counter_ns()
+        assembler.assemble_json(results)
+        json_calls.append(time.perf_counter_ns() - start)
+    rust, py_dict, py_json = (statistics.median(c) for c in (rust_calls, dict_calls, json_calls))
+    print(f"alternated, 2000 calls each: rust {rust / 1e3:.1f} us, assemble "
+          f"{py_dict / 1e3:.1f} us ({py_dict / rust - 1:+.1%}), assemble_json "
+          f"{py_json / 1e3:.1f} us ({py_json / rust - 1:+.1%})")
+
+    requests = [[dict(r, content=f"{i} {r['content']}") for r in results] for i in range(200)]
+    speedups = []
+    for _ in range(3):
+        one = min(timeit.repeat(lambda: assembler.assemble_many(requests, threads=1),
+                                number=1, repeat=3))
+        two = min(timeit.repeat(lambda: assembler.assemble_many(requests, threads=2),
+                                number=1, repeat=3))
+        speedups.append(one / two)
+        print(f"assemble_many 200 requests: 1 thread {one * 1e3:.0f} ms, 2 threads "
+              f"{two * 1e3:.0f} ms, {one / two:.2f}x")
+    print(f"median speed-up {statistics.median(speedups):.2f}x")
+    print(uptime())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,23 @@
+"""Ranked retrieval results into the context block of an LLM prompt, within an exact token
+budget, with citation chips and the reason for every result left out.
+
+Python bindings of the Rust library ``mentor-context``::
+
+    from mentor_context import Assembler
+
+    assembler = Assembler(1500, encoding="o200k_base", format="plain")
+    report = assembler.assemble([
+        {"content": "Plan B costs 12 EUR a month.", "sourceUrl": "https://example.com/prices",
+         "title": "Price list", "score": 0.91},
+    ])
+    report["context"]      # the text for the prompt, never over 1500 tokens
+    report["citations"]    # one chip per block, in text order
+    report["omitted"]      # every result left out, with its reason
+
+The report has the keys of ``mentor-context assemble --json``. Adapters for LlamaIndex and
+LangChain are in ``mentor_context.llama_index`` and ``mentor_context.langchain``.
+"""
+
+from ._native import Assembler, MentorContextError, __version__, resolve_citations
+
+__all__ = ["Assembler", "MentorContextError", "resolve_citations", "__version__"]

@@ -1,0 +1,135 @@
+"""Type stubs of the extension module (the Rust side of ``mentor_context``)."""
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal, TypedDict
+
+__version__: str
+
+class MentorContextError(ValueError):
+    """A configuration or input that mentor-context refuses; the message is the library's
+    one-line message."""
+
+class Citation(TypedDict):
+    index: int
+    title: str | None
+    sourceUrl: str | None
+    score: float
+    metadata: dict[str, str | None] | None
+    truncated: bool
+    tokenCount: int
+    inputIndex: int
+    keptBytes: int | None
+    keptUtf16: int | None
+    fingerprint: str
+    headShortened: bool
+
+class Omission(TypedDict):
+    title: str | None
+    sourceUrl: str | None
+    score: float
+    reason: Literal[
+        "belowMinScore",
+        "duplicate",
+        "overBlockLimit",
+        "overSourceLimit",
+        "didNotFit",
+        "alreadyInContext",
+    ]
+    inputIndex: int
+
+class _ReportBase(TypedDict):
+    context: str
+    tokenCount: int
+    budget: int
+    encoding: str
+    citations: list[Citation]
+    omitted: list[Omission]
+
+class Report(_ReportBase, total=False):
+    """The report of ``mentor-context assemble --json``; ``window`` and ``headroom`` only
+    with a model window."""
+
+    window: dict[str, Any]
+    headroom: int
+
+class Span(TypedDict):
+    start: int
+    end: int
+
+class CitedChip(TypedDict):
+    citation: Citation
+    newIndex: int
+    count: int
+    spans: list[Span]
+
+class UnknownMarker(TypedDict):
+    marker: str
+    at: int
+
+class Resolution(TypedDict):
+    cited: list[CitedChip]
+    unknown: list[UnknownMarker]
+    answer: str | None
+
+# A result: a dict in the .NET wire form (``content`` and ``score`` required; ``sourceUrl``,
+# ``title``, ``metadata``; names in any letter case; a score may be a numeric string), or an
+# object with the attributes ``content``, ``score``, ``title``, ``source_url`` (or
+# ``sourceUrl``) and ``metadata``.
+Result = Mapping[str, Any] | Any
+
+class Assembler:
+    """Assembles ranked retrieval results into the context block of a prompt within an
+    exact token budget. Every option is checked here; a bad one raises
+    ``MentorContextError`` with the library's message. Thread-safe: ``assemble`` releases
+    the GIL while it works."""
+
+    def __init__(
+        self,
+        budget: int | None = None,
+        *,
+        encoding: Literal["o200k_base", "cl100k_base", "p50k_base", "r50k_base"] | None = None,
+        model: str | None = None,
+        reserve_output: int | None = None,
+        prompt_tokens: int | None = None,
+        engine: Literal["bpe-openai", "tiktoken"] | None = None,
+        format: Literal["plain", "xml"] | None = None,
+        overflow: Literal["truncate", "stop", "skip"] | None = None,
+        duplicates: Literal["url-and-content", "content", "keep"] | None = None,
+        min_score: float | None = None,
+        max_blocks: int | None = None,
+        min_truncated_tokens: int | None = None,
+        hide_metadata_keys: Sequence[str] = (),
+        header: str | None = None,
+        order: Literal["score", "as-given", "edges"] | None = None,
+        max_per_source: int | None = None,
+        max_head_tokens: int | None = None,
+        cache_bytes: int | None = None,
+        strict: bool = False,
+    ) -> None: ...
+    def assemble(self, results: Sequence[Result]) -> Report:
+        """The report of one request, with the keys of ``assemble --json``."""
+    def assemble_json(self, results: Sequence[Result]) -> str:
+        """The report as one line of JSON, byte for byte what ``assemble --json`` prints
+        (without the newline)."""
+    def assemble_many(
+        self, requests: Iterable[Sequence[Result]], *, threads: int | None = None
+    ) -> list[Report]:
+        """The reports of many requests, assembled in parallel with the GIL released, in
+        order; each equals ``assemble`` of its request."""
+    def with_budget(self, budget: int) -> Assembler:
+        """The same configuration with another budget."""
+    @property
+    def budget(self) -> int: ...
+    @property
+    def encoding(self) -> str: ...
+    @property
+    def format(self) -> str: ...
+    @property
+    def strict(self) -> bool: ...
+
+def resolve_citations(
+    report: Report | Sequence[Citation], answer: str, *, renumber: bool = False
+) -> Resolution:
+    """Which chips of ``report`` the ``answer`` cites (in order of first citation), which
+    markers point at no chip, and with ``renumber`` the answer renumbered 1..k. Offsets are
+    Python string indices."""

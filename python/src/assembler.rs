@@ -1,0 +1,232 @@
+//! The `Assembler` class: a validated configuration that assembles requests, with the GIL
+//! released while it does.
+
+use mentor_context::{Assembler, MentorRagResult};
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+
+use crate::errors::{from_library, refused};
+use crate::options::Options;
+use crate::pyser::to_python;
+use crate::report::to_json;
+use crate::results::read_request;
+
+/// Assembles ranked retrieval results into the context block of a prompt, within an exact
+/// token budget. Configure once (every option is checked here, and a bad one raises
+/// `MentorContextError` with the library's message); then `assemble` per request, from any
+/// number of threads: the GIL is released while it works.
+#[pyclass(name = "Assembler", module = "mentor_context", frozen)]
+pub(crate) struct PyAssembler {
+    assembler: Assembler,
+    strict: bool,
+}
+
+#[pymethods]
+impl PyAssembler {
+    // One argument per option of the library's builder, as Python users expect keywords.
+    #[allow(clippy::too_many_arguments)]
+    #[new]
+    #[pyo3(signature = (
+        budget=None, *, encoding=None, model=None, reserve_output=None, prompt_tokens=None,
+        engine=None, format=None, overflow=None, duplicates=None, min_score=None,
+        max_blocks=None, min_truncated_tokens=None, hide_metadata_keys=Vec::new(), header=None,
+        order=None, max_per_source=None, max_head_tokens=None, cache_bytes=None, strict=false
+    ))]
+    fn new(
+        budget: Option<i64>,
+        encoding: Option<String>,
+        model: Option<String>,
+        reserve_output: Option<i64>,
+        prompt_tokens: Option<i64>,
+        engine: Option<String>,
+        format: Option<String>,
+        overflow: Option<String>,
+        duplicates: Option<String>,
+        min_score: Option<f32>,
+        max_blocks: Option<i64>,
+        min_truncated_tokens: Option<i64>,
+        hide_metadata_keys: Vec<String>,
+        header: Option<String>,
+        order: Option<String>,
+        max_per_source: Option<i64>,
+        max_head_tokens: Option<i64>,
+        cache_bytes: Option<i64>,
+        strict: bool,
+        py: Python<'_>,
+    ) -> PyResult<Self> {
+        let options = Options {
+            budget,
+            encoding,
+            model,
+            reserve_output,
+            prompt_tokens,
+            engine,
+            format,
+            overflow,
+            duplicates,
+            min_score,
+            max_blocks,
+            min_truncated_tokens,
+            hide_metadata_keys,
+            header,
+            order,
+            max_per_source,
+            max_head_tokens,
+            cache_bytes,
+        };
+        let builder = options.builder()?;
+        // Building loads the encoding's tables (up to a few hundred ms the first time): no
+        // reason to hold the GIL for it.
+        let assembler = py
+            .detach(|| builder.build())
+            .map_err(|err| from_library(&err))?;
+        Ok(PyAssembler { assembler, strict })
+    }
+
+    /// The report of one request as a dict, with the keys of `mentor-context assemble
+    /// --json`: context, tokenCount, budget, encoding, citations, omitted (and window,
+    /// headroom with a model window).
+    fn assemble<'py>(
+        &self,
+        py: Python<'py>,
+        results: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let parsed = read_request(results, self.strict)?;
+        let assembler = &self.assembler;
+        let context = py.detach(|| assembler.assemble(&parsed.results));
+        to_python(py, &context)
+    }
+
+    /// The same report as one line of JSON text (no newline): what `assemble --json`
+    /// prints, byte for byte. Cheaper than `assemble` when the report is written out.
+    fn assemble_json(&self, py: Python<'_>, results: &Bound<'_, PyAny>) -> PyResult<String> {
+        let parsed = read_request(results, self.strict)?;
+        let assembler = &self.assembler;
+        py.detach(|| to_json(&assembler.assemble(&parsed.results)))
+    }
+
+    /// The reports of many requests (each a list of results), assembled in parallel in
+    /// Rust with the GIL released, in the order of `requests`. Each is exactly what
+    /// `assemble` returns for it. `threads` sets how many threads assemble (default: rayon's
+    /// global pool, one per core).
+    #[pyo3(signature = (requests, *, threads=None))]
+    fn assemble_many<'py>(
+        &self,
+        py: Python<'py>,
+        requests: &Bound<'py, PyAny>,
+        threads: Option<i64>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let pool = threads.map(thread_pool).transpose()?;
+        let mut parsed: Vec<Vec<MentorRagResult>> = Vec::new();
+        for (at, request) in requests.try_iter()?.enumerate() {
+            let request =
+                read_request(&request?, self.strict).map_err(|err| located(py, &err, at))?;
+            parsed.push(request.results);
+        }
+        let assembler = &self.assembler;
+        let assemble = || assembler.assemble_many(&parsed);
+        let contexts = py.detach(|| match &pool {
+            Some(pool) => pool.install(assemble),
+            None => assemble(),
+        });
+        // Python objects are made with the GIL held, one report after another.
+        let list = PyList::empty(py);
+        for context in &contexts {
+            list.append(to_python(py, context)?)?;
+        }
+        Ok(list)
+    }
+
+    /// The same configuration with another budget (a request that sets its own, say).
+    fn with_budget(&self, py: Python<'_>, budget: i64) -> PyResult<Self> {
+        let budget = usize::try_from(budget)
+            .map_err(|_| refused("budget: negative; expected a whole number, 0 or more"))?;
+        let builder = self.assembler.config().clone().budget(budget);
+        let assembler = py
+            .detach(|| builder.build())
+            .map_err(|err| from_library(&err))?;
+        Ok(PyAssembler {
+            assembler,
+            strict: self.strict,
+        })
+    }
+
+    /// The budget in tokens (from the model's window, when one was given).
+    #[getter]
+    fn budget(&self) -> usize {
+        self.assembler.budget()
+    }
+
+    /// The name of the encoding that counts tokens, such as `"o200k_base"`.
+    #[getter]
+    fn encoding(&self) -> String {
+        self.assembler.tokenizer_name().to_string()
+    }
+
+    /// The name of the block format, `"plain"` or `"xml"`.
+    #[getter]
+    fn format(&self) -> String {
+        self.assembler.format().name().to_string()
+    }
+
+    /// Whether an unknown property in a result is an error (else a warning).
+    #[getter]
+    fn strict(&self) -> bool {
+        self.strict
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Assembler(budget={}, encoding='{}', format='{}')",
+            self.budget(),
+            self.encoding(),
+            self.format()
+        )
+    }
+}
+
+/// A pool of `threads` threads for one `assemble_many` call.
+fn thread_pool(threads: i64) -> PyResult<rayon::ThreadPool> {
+    let threads = usize::try_from(threads)
+        .ok()
+        .filter(|&n| n >= 1)
+        .ok_or_else(|| refused(format!("threads: {threads}; expected at least 1")))?;
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|err| refused(format!("threads: cannot start {threads} threads: {err}")))
+}
+
+/// `err`, about request `at` of `requests`: its message says which request.
+fn located(py: Python<'_>, err: &PyErr, at: usize) -> PyErr {
+    let message = err.value(py).to_string();
+    let located = format!("requests[{at}]: {message}");
+    if err.is_instance_of::<crate::errors::MentorContextError>(py) {
+        refused(located)
+    } else {
+        pyo3::exceptions::PyTypeError::new_err(located)
+    }
+}
+
+/// For `python/benches/measure.py`: reads `results` once, then times `repeat` calls of the
+/// Rust `assemble` alone (no conversion, no report) and returns each call's nanoseconds. The
+/// benchmark alternates this with the Python calls, so both meet the same machine load.
+#[pyfunction]
+pub(crate) fn _time_rust_assemble(
+    py: Python<'_>,
+    assembler: &PyAssembler,
+    results: &Bound<'_, PyAny>,
+    repeat: usize,
+) -> PyResult<Vec<u64>> {
+    let parsed = read_request(results, assembler.strict)?;
+    let assembler = &assembler.assembler;
+    Ok(py.detach(|| {
+        (0..repeat)
+            .map(|_| {
+                let start = std::time::Instant::now();
+                std::hint::black_box(assembler.assemble(&parsed.results));
+                u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX)
+            })
+            .collect()
+    }))
+}

@@ -1,0 +1,35 @@
+//! Python bindings of `mentor-context`: the module `mentor_context._native`, which the
+//! `mentor_context` package re-exports.
+//!
+//! Everything here is a thin layer over the library: options are parsed by the library's own
+//! `FromStr` and validated by `ContextBuilder::build`; results are read by the library's own
+//! serde rules (`deserialize_request`); reports are the library's own serialization. The
+//! modules: [`depythonize`] (a serde reader of Python objects), [`options`] (keyword arguments into a `ContextBuilder`), [`results`] (Python
+//! objects into results), [`report`] (a context into JSON or a dict), [`pyser`] (a serde writer of Python objects), [`assembler`] (the `Assembler`
+//! class), [`citations`] (`resolve_citations`) and [`errors`] (the exception).
+#![deny(missing_docs)]
+
+mod assembler;
+mod citations;
+mod depythonize;
+mod errors;
+mod options;
+mod pyser;
+mod report;
+mod results;
+
+use pyo3::prelude::*;
+
+/// The extension module. Its name is the one `pyproject.toml` gives maturin.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add(
+        "MentorContextError",
+        m.py().get_type::<errors::MentorContextError>(),
+    )?;
+    m.add_class::<assembler::PyAssembler>()?;
+    m.add_function(wrap_pyfunction!(citations::resolve_citations, m)?)?;
+    m.add_function(wrap_pyfunction!(assembler::_time_rust_assemble, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,136 @@
+//! Python objects into the library's results, read by the library's own rules.
+//!
+//! A result is a dict in the .NET wire form (`content`, `score`, `sourceUrl`, `title`,
+//! `metadata`; names in any letter case, a score may be a numeric string), read through
+//! `mentor_context::deserialize_request`, so it means exactly what the same JSON means to
+//! `parse_request` and the command. Any other object is read by its attributes (`content`,
+//! `score`, `title`, `source_url` or `sourceUrl`, `metadata`), as a dataclass or a
+//! framework's document would carry them.
+
+use mentor_context::{ParsedResults, UnknownProperties, UnknownProperty, deserialize_request};
+use pyo3::exceptions::{PyTypeError, PyUserWarning};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyMapping, PyString, PyTuple};
+
+use crate::depythonize::PyDeserializer;
+use crate::errors::refused;
+
+/// The attributes an object result is read by, and the wire name each becomes. The first
+/// attribute of a pair that the object has wins.
+const ATTRIBUTES: [(&str, &str); 6] = [
+    ("content", "content"),
+    ("score", "score"),
+    ("title", "title"),
+    ("source_url", "sourceUrl"),
+    ("sourceUrl", "sourceUrl"),
+    ("metadata", "metadata"),
+];
+
+/// Reads one request: a list or tuple of results. With `strict`, an unknown property is an
+/// error; otherwise each distinct one gets a `UserWarning`, as the command warns.
+pub(crate) fn read_request(request: &Bound<'_, PyAny>, strict: bool) -> PyResult<ParsedResults> {
+    let policy = if strict {
+        UnknownProperties::Reject
+    } else {
+        UnknownProperties::Report
+    };
+    let request = as_records(request)?;
+    let parsed = match deserialize_request(PyDeserializer(&request), policy) {
+        Ok(parsed) => parsed,
+        Err(err) => return Err(locate(&request, policy, &err.to_string())),
+    };
+    if !parsed.unknown_properties.is_empty() {
+        warn_unknown(
+            request.py(),
+            &parsed.unknown_properties,
+            parsed.results.len(),
+        )?;
+    }
+    Ok(parsed)
+}
+
+/// `request` with every result a mapping: the same object when they all are (the common
+/// case costs no copy), else a new list with object results read into dicts.
+fn as_records<'py>(request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let items = if let Ok(list) = request.cast::<PyList>() {
+        list.as_sequence().clone()
+    } else if let Ok(tuple) = request.cast::<PyTuple>() {
+        tuple.as_sequence().clone()
+    } else {
+        let kind = request.get_type().name()?;
+        let hint = if request.is_instance_of::<PyString>() {
+            " (parse JSON text first, with json.loads)"
+        } else {
+            ""
+        };
+        return Err(PyTypeError::new_err(format!(
+            "results: expected a list of results (dicts in the .NET wire form, or objects \
+             with content and score attributes), got {kind}{hint}"
+        )));
+    };
+    let mut all_mappings = true;
+    for item in items.try_iter()? {
+        let item = item?;
+        if !(item.is_instance_of::<PyDict>() || item.cast::<PyMapping>().is_ok()) {
+            all_mappings = false;
+            break;
+        }
+    }
+    if all_mappings {
+        return Ok(request.clone());
+    }
+    let records = PyList::empty(request.py());
+    for item in items.try_iter()? {
+        let item = item?;
+        if item.is_instance_of::<PyDict>() || item.cast::<PyMapping>().is_ok() {
+            records.append(item)?;
+        } else {
+            records.append(from_attributes(&item)?)?;
+        }
+    }
+    Ok(records.into_any())
+}
+
+/// An object result as a dict of its wire properties, from the attributes it has.
+fn from_attributes<'py>(item: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
+    let record = PyDict::new(item.py());
+    for (attribute, wire) in ATTRIBUTES {
+        if !record.contains(wire)? && item.hasattr(attribute)? {
+            record.set_item(wire, item.getattr(attribute)?)?;
+        }
+    }
+    Ok(record)
+}
+
+/// The error for a request the library refused, at the result it refused: each result is
+/// read alone until one fails (only on the error path, so it costs nothing otherwise).
+fn locate(request: &Bound<'_, PyAny>, policy: UnknownProperties, problem: &str) -> PyErr {
+    if let Ok(items) = request.try_iter() {
+        for (at, item) in items.enumerate() {
+            let Ok(item) = item else { break };
+            let Ok(alone) = PyList::new(request.py(), [item]) else {
+                break;
+            };
+            if let Err(err) = deserialize_request(PyDeserializer(&alone), policy) {
+                return refused(format!("results[{at}]: {err}"));
+            }
+        }
+    }
+    refused(format!("results: {problem}"))
+}
+
+/// One `UserWarning` per distinct unknown property, worded as the command's warning.
+fn warn_unknown(py: Python<'_>, unknown: &[UnknownProperty], results: usize) -> PyResult<()> {
+    let category = py.get_type::<PyUserWarning>();
+    for property in unknown {
+        let message = format!(
+            "{property}, ignored in {} of {results} results (strict=True makes this an error)",
+            property.count
+        );
+        // A NUL cannot cross into C; the property name is the only part that could hold one.
+        let message = std::ffi::CString::new(message.replace('\0', "\\0")).unwrap_or_default();
+        // Level 1: the Python line that called `assemble`, the frame on top of the stack.
+        PyErr::warn(py, &category, &message, 1)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,90 @@
+"""`assemble_many` is a loop of `assemble`, in parallel, with the GIL released."""
+
+import json
+import threading
+import time
+
+import pytest
+from conftest import FIXTURES
+
+from mentor_context import Assembler, MentorContextError
+
+BENCH = json.loads((FIXTURES / "bench-english.json").read_text())
+
+
+def requests(n):
+    """`n` different requests: the bench results, each content prefixed with its number."""
+    return [
+        [dict(r, content=f"Request {i}. {r['content']}", score=(r["score"] * (i + 3)) % 1)
+         for r in BENCH[: 10 + i % 40]]
+        for i in range(n)
+    ]
+
+
+@pytest.mark.parametrize("threads", [None, 1, 2, 3])
+def test_many_equals_a_loop_of_one_at_a_time_in_order(threads):
+    assembler = Assembler(600, cache_bytes=1 << 20)
+    batch = requests(24)
+    many = assembler.assemble_many(batch, threads=threads)
+    assert many == [assembler.assemble(r) for r in batch]
+    assert [m["citations"][0]["inputIndex"] for m in many] == [
+        assembler.assemble(r)["citations"][0]["inputIndex"] for r in batch
+    ]
+
+
+def test_many_of_nothing_is_nothing():
+    assert Assembler(10).assemble_many([]) == []
+
+
+def test_a_bad_request_is_named_by_its_place():
+    batch = requests(3)
+    batch[2][5] = {"score": 1}
+    with pytest.raises(MentorContextError, match=r"^requests\[2\]: results\[5\]: missing field"):
+        Assembler(100).assemble_many(batch)
+    with pytest.raises(TypeError, match=r"^requests\[1\]: results: expected a list"):
+        Assembler(100).assemble_many([[], "oops"])
+    with pytest.raises(MentorContextError, match="threads: 0; expected at least 1"):
+        Assembler(100).assemble_many([], threads=0)
+
+
+def ran_while(call):
+    """Runs `call` while a second Python thread records the times it gets to run, and
+    returns (the call's start and end, the times the other thread ran)."""
+    ticks = []
+    stop = threading.Event()
+
+    def tick():
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.001)
+
+    other = threading.Thread(target=tick)
+    other.start()
+    time.sleep(0.05)
+    start = time.perf_counter()
+    call()
+    end = time.perf_counter()
+    stop.set()
+    other.join()
+    return start, end, ticks
+
+
+def big_request():
+    """One request that takes some 100 ms or more to assemble: about 4 MB to tokenize."""
+    return [dict(r, content=f"{i} {r['content']}") for i in range(40) for r in BENCH]
+
+
+@pytest.mark.parametrize("many", [False, True])
+def test_another_python_thread_runs_while_assembling(many):
+    # Were the GIL held, the other thread could run only at the edges of the call (Python
+    # switches threads between bytecodes, never inside a call into Rust); it must run in
+    # the middle half too.
+    assembler = Assembler(10_000_000)
+    request = big_request()
+    call = (lambda: assembler.assemble_many([request, request])) if many else (
+        lambda: assembler.assemble(request))
+    start, end, ticks = ran_while(call)
+    quarter = (end - start) / 4
+    assert end - start > 0.05, "the call is too short to tell"
+    middle = [t for t in ticks if start + quarter < t < end - quarter]
+    assert len(middle) >= 3, (end - start, len(ticks))

@@ -1,0 +1,77 @@
+"""The report of `Assembler.assemble` is the report of `mentor-context assemble --json`."""
+
+import json
+
+import pytest
+from conftest import RESULT_FIXTURES, cli_report, load
+
+from mentor_context import Assembler
+
+# Each: the command's options, and the same configuration as Assembler keywords.
+CONFIGURATIONS = [
+    ([], dict(budget=4000)),
+    (["--budget", "300"], dict(budget=300)),
+    (
+        ["--budget", "250", "--format", "xml", "--overflow", "skip", "--encoding", "cl100k_base"],
+        dict(budget=250, format="xml", overflow="skip", encoding="cl100k_base"),
+    ),
+    (
+        ["--budget", "500", "--order", "edges", "--max-per-source", "1", "--min-score", "0.3",
+         "--hide-metadata-key", "chunk_id", "--header", "Cite sources as [n].",
+         "--max-head-tokens", "24", "--duplicates", "content"],
+        dict(budget=500, order="edges", max_per_source=1, min_score=0.3,
+             hide_metadata_keys=["chunk_id"], header="Cite sources as [n].",
+             max_head_tokens=24, duplicates="content"),
+    ),
+    (
+        ["--budget", "120", "--overflow", "stop", "--max-blocks", "2",
+         "--min-truncated-tokens", "8", "--engine", "tiktoken", "--encoding", "p50k_base"],
+        dict(budget=120, overflow="stop", max_blocks=2, min_truncated_tokens=8,
+             engine="tiktoken", encoding="p50k_base"),
+    ),
+    (
+        ["--model", "gpt-4o", "--reserve-output", "127000", "--prompt-tokens", "500"],
+        dict(model="gpt-4o", reserve_output=127000, prompt_tokens=500),
+    ),
+]
+
+
+# unknown-properties.json warns, as it should (test_errors checks the words).
+@pytest.mark.filterwarnings("ignore:unknown property")
+@pytest.mark.parametrize("fixture", RESULT_FIXTURES, ids=lambda p: p.name)
+@pytest.mark.parametrize("args,options", CONFIGURATIONS, ids=lambda c: str(c)[:40])
+def test_report_equals_the_command_s(cli, fixture, args, options):
+    expected = cli_report(cli, args, fixture)
+    assembler = Assembler(**options)
+    results = load(fixture)
+    assert assembler.assemble_json(results) + "\n" == expected
+    report = assembler.assemble(results)
+    assert report == json.loads(expected)
+    # Same keys in the same order, so a caller that prints the dict sees the same report.
+    assert list(report) == list(json.loads(expected))
+
+
+def test_a_model_window_adds_window_and_headroom(cli):
+    fixture = RESULT_FIXTURES[0]
+    report = Assembler(model="gpt-4o", reserve_output=1000, prompt_tokens=200).assemble(
+        load(fixture)
+    )
+    assert report["budget"] == report["window"]["contextWindow"] - 1000 - 200
+    assert report["headroom"] == report["budget"] - report["tokenCount"]
+    plain = Assembler(2000).assemble(load(fixture))
+    assert "window" not in plain and "headroom" not in plain
+
+
+def test_scores_read_back_as_the_command_prints_them():
+    report = Assembler(400).assemble([{"content": "x", "score": 0.91}])
+    # The library keeps an f32; the report gives its shortest decimal, as the JSON does.
+    assert report["citations"][0]["score"] == 0.91
+
+
+def test_with_budget_is_a_new_budget_on_the_same_configuration(cli):
+    fixture = RESULT_FIXTURES[0]
+    base = Assembler(4000, format="xml", header="H")
+    expected = cli_report(cli, ["--budget", "200", "--format", "xml", "--header", "H"], fixture)
+    assert base.with_budget(200).assemble(load(fixture)) == json.loads(expected)
+    assert base.budget == 4000
+    assert (base.with_budget(200).budget, base.format, base.encoding) == (200, "xml", "o200k_base")
