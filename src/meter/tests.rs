@@ -317,3 +317,71 @@ fn a_recounted_text_is_measured_again_from_the_start() {
         assert_eq!(meter.bytes_tokenized, 0);
     });
 }
+
+/// One token per `char` and no split it vouches for: every measure goes through `probe`.
+struct CharsWithoutSplits;
+
+impl TokenCounter for CharsWithoutSplits {
+    fn name(&self) -> &str {
+        "chars"
+    }
+    fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>) {
+        lengths.extend(text.chars().map(|c| c.len_utf8() as u32));
+    }
+}
+
+/// Without split points the meter probes ever longer prefixes; it stops at the first one that
+/// overflows the room, so the cost follows the room, not the text.
+#[test]
+fn probing_stops_at_the_first_prefix_that_overflows() {
+    let text = "abcdefghij".repeat(20_000);
+    for room in [10, 100, 1000] {
+        let mut meter = Meter::new(&CharsWithoutSplits, None);
+        assert_eq!(meter.measure(&text, room, None), None);
+        let first_probe = (room * CHUNK_BYTES_PER_TOKEN).max(MIN_CHUNK_BYTES);
+        assert_eq!(meter.bytes_tokenized, first_probe, "room {room}");
+    }
+    // Short enough to fit: probes grow until the whole text is seen.
+    let short = "abcdefghij".repeat(30);
+    let mut meter = Meter::new(&CharsWithoutSplits, None);
+    assert_eq!(meter.measure(&short, 300, None), Some(300));
+    assert_eq!(meter.measure(&short, 299, None), None);
+}
+
+/// One token per word and one per space, and no split it vouches for: long tokens, so that a
+/// text can be longer than the first probe and still fit.
+struct WordsWithoutSplits;
+
+impl TokenCounter for WordsWithoutSplits {
+    fn name(&self) -> &str {
+        "words"
+    }
+    fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>) {
+        let mut word = 0;
+        for c in text.chars() {
+            if c == ' ' {
+                if word > 0 {
+                    lengths.push(word);
+                }
+                lengths.push(1);
+                word = 0;
+            } else {
+                word += c.len_utf8() as u32;
+            }
+        }
+        if word > 0 {
+            lengths.push(word);
+        }
+    }
+}
+
+#[test]
+fn probing_finds_a_text_that_fits_exactly() {
+    // 200 tokens in 1,100 bytes: more than the first probe takes for a room of 200.
+    let text = "abcdefghij ".repeat(100);
+    assert!(text.len() > 200 * CHUNK_BYTES_PER_TOKEN);
+    let mut meter = Meter::new(&WordsWithoutSplits, None);
+    assert_eq!(meter.measure(&text, 200, None), Some(200));
+    let mut meter = Meter::new(&WordsWithoutSplits, None);
+    assert_eq!(meter.measure(&text, 199, None), None);
+}
