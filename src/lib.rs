@@ -152,6 +152,8 @@ pub use record::{
 };
 #[allow(deprecated)]
 pub use tokenizer::FastEncoding;
+#[cfg(feature = "huggingface")]
+pub use tokenizer::HuggingFaceTokenizer;
 pub use tokenizer::{DEFAULT_MAX_CALL_BYTES, Encoding, TokenCounter, openai_splits_exactly};
-pub use tokenizer::{Engine, OpenAiTokenizer};
+pub use tokenizer::{Engine, OpenAiTokenizer, TekkenTokenizer};
 pub use window::ModelWindow;
