@@ -146,3 +146,31 @@ impl TokenCounter for HuggingFaceTokenizer {
         self.shape.max_token_bytes
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_files_name_the_problem() {
+        let err = HuggingFaceTokenizer::from_file("/nonexistent/tokenizer.json").unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("tokenizer file /nonexistent/tokenizer.json: "),
+            "{err}"
+        );
+        for (json, problem) in [
+            (&b"not json"[..], "expected"),
+            (b"{}", "Model missing"),
+            (b"{\"model\": {\"type\": \"Nope\"}}", "ModelUntagged"),
+        ] {
+            let err = HuggingFaceTokenizer::from_slice(json).unwrap_err();
+            let message = err.to_string();
+            assert!(
+                message.starts_with("tokenizer file (given as bytes): ")
+                    && message.contains(problem),
+                "{message} lacks {problem}"
+            );
+        }
+    }
+}
