@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 use serde_json::Value;
-use tokenizers::{Encoding, Tokenizer};
+use tokenizers::Encoding;
 
 use crate::error::Error;
 
@@ -75,6 +75,48 @@ struct ModelShape {
     kind: Option<String>,
     #[serde(default)]
     byte_fallback: bool,
+    #[serde(default)]
+    vocab: LongestToken,
+}
+
+/// The most characters of any token of the vocabulary, read in the same pass over
+/// the file without keeping the vocabulary (asking the loaded tokenizer for it copies 128k
+/// strings: a tenth of the load time).
+#[derive(Default)]
+struct LongestToken(usize);
+
+impl<'de> Deserialize<'de> for LongestToken {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = LongestToken;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a vocabulary")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut longest = 0;
+                while let Some((token, _)) =
+                    map.next_entry::<std::borrow::Cow<'de, str>, serde::de::IgnoredAny>()?
+                {
+                    // Byte-level: a character of the token string is a byte of text.
+                    longest = longest.max(token.chars().count());
+                }
+                Ok(LongestToken(longest))
+            }
+            // Unigram vocabularies are lists; no bound is read from them.
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(LongestToken(usize::MAX))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
 }
 
 /// The pre-tokenizers of `value`, a single one or a `Sequence`, in order.
@@ -101,7 +143,7 @@ fn no_normalizer(value: Option<&Value>) -> bool {
 
 impl Shape {
     /// Reads the shape of `json`, which `tokenizer` was loaded from.
-    pub(super) fn read(json: &[u8], tokenizer: &Tokenizer) -> Result<Shape, Error> {
+    pub(super) fn read(json: &[u8]) -> Result<Shape, Error> {
         let file: FileShape =
             serde_json::from_slice(json).map_err(|e| Error::tokenizer_data(e.to_string()))?;
         let pre = pre_tokenizers(file.pre_tokenizer.as_ref());
@@ -152,12 +194,8 @@ impl Shape {
         // string has characters. A normalizer can make a token stand for more of the text
         // (NFC composes three jamo into one syllable), so no bound is claimed then.
         let max_token_bytes = if byte_level && no_normalizer(file.normalizer.as_ref()) {
-            tokenizer
-                .get_vocab(true)
-                .keys()
-                .map(|token| token.chars().count().max(token.len()))
-                .max()
-                .unwrap_or(1)
+            let added = file.added_tokens.iter().map(|t| t.content.len());
+            added.fold(file.model.vocab.0.max(1), usize::max)
         } else {
             usize::MAX
         };

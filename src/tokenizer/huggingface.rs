@@ -77,7 +77,7 @@ impl HuggingFaceTokenizer {
             .with_truncation(None)
             .map_err(|e| Error::tokenizer_data(e.to_string()))?;
         tokenizer.with_padding(None);
-        let shape = Shape::read(json, &tokenizer)?;
+        let shape = Shape::read(json)?;
         let name = file_name(shape.family, json);
         Ok(HuggingFaceTokenizer {
             tokenizer,
