@@ -44,6 +44,7 @@ use crate::error::Error;
 /// let assembler = ContextBuilder::new(4000).tokenizer(llama).build()?;
 /// # Ok::<(), mentor_context::Error>(())
 /// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "huggingface")))]
 pub struct HuggingFaceTokenizer {
     tokenizer: Tokenizer,
     shape: Shape,
