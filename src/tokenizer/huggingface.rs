@@ -88,7 +88,8 @@ impl HuggingFaceTokenizer {
     }
 
     /// The token ids of `text`, encoded as ordinary text (as the Python package's
-    /// `encode(text, add_special_tokens=False)` with `encode_special_tokens = True`).
+    /// `encode(text, add_special_tokens=False)` with `encode_special_tokens = True`); empty if
+    /// the `tokenizers` crate refuses the text (no `&str` is known to make it).
     #[must_use]
     pub fn encode(&self, text: &str) -> Vec<u32> {
         self.tokenizer
@@ -121,19 +122,19 @@ impl TokenCounter for HuggingFaceTokenizer {
 
     fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>) {
         // The `tokenizers` crate returns an error only for input it cannot take at all (none
-        // is known for a `&str`); no tokens then, and the text's bytes go to one token so the
-        // lengths still cover it.
+        // is known for a `&str`). Then a token per byte: more than the model could count, so a
+        // text that fits by this count fits.
         match self.tokenizer.encode(text, false) {
             Ok(encoding) => self.shape.lengths(text, &encoding, lengths),
-            Err(_) if text.is_empty() => {}
-            Err(_) => lengths.push(u32::try_from(text.len()).unwrap_or(u32::MAX)),
+            Err(_) => lengths.extend(std::iter::repeat_n(1, text.len())),
         }
     }
 
     fn count(&self, text: &str) -> usize {
         self.tokenizer
             .encode_fast(text, false)
-            .map_or(usize::from(!text.is_empty()), |encoding| encoding.len())
+            // As in `token_lengths`: a token per byte if the crate ever refuses a text.
+            .map_or(text.len(), |encoding| encoding.len())
     }
 
     fn splits_exactly(&self, text: &str, at: usize) -> bool {
