@@ -17,8 +17,8 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use mentor_context::{
-    ContextBuilder, HuggingFaceTokenizer, MentorRagResult, Overflow, TekkenTokenizer, TokenCounter,
-    XmlFormat, openai_splits_exactly, parse_results,
+    ContextBuilder, DEFAULT_MAX_CALL_BYTES, HuggingFaceTokenizer, MentorRagResult, Overflow,
+    TekkenTokenizer, TokenCounter, XmlFormat, openai_splits_exactly, parse_results,
 };
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -233,6 +233,12 @@ fn check_lengths(model: &Model, text: &str, count: usize) {
     if count <= text.len() {
         assert!(lengths.iter().all(|&l| l > 0), "{}: {text:?}", model.file);
     }
+    let longest = model.counter().max_token_bytes();
+    assert!(
+        lengths.iter().all(|&l| l as usize <= longest),
+        "{}: a token of {text:?} is longer than {longest} bytes",
+        model.file
+    );
 }
 
 #[test]
@@ -286,6 +292,41 @@ fn names_and_paths_are_the_documented_ones() {
         let name = model.counter().name();
         assert!(name.starts_with(model.family), "{}: {name}", model.file);
         assert_eq!(model.has_exact_splits(), model.exact_splits, "{name}");
+        // Qwen's NFC normalizer alone leaves the longest token unbounded, and with it the
+        // work per call bounded by the default; the others take a megabyte per call.
+        let tokenizer = model.counter();
+        if model.family == "qwen@" {
+            assert_eq!(tokenizer.max_token_bytes(), usize::MAX);
+            assert_eq!(tokenizer.max_call_bytes(), DEFAULT_MAX_CALL_BYTES);
+        } else {
+            assert!(tokenizer.max_token_bytes() <= 1024, "{name}");
+            let expected = if model.kind() == "tekken" {
+                64 << 10
+            } else {
+                1 << 20
+            };
+            assert_eq!(tokenizer.max_call_bytes(), expected, "{name}");
+        }
+    }
+}
+
+/// A file on the recount path (Gemma 3) still gets a context longer than the default call
+/// limit, 64 KiB: its tokenizer takes a megabyte per call.
+#[test]
+fn a_recount_context_can_pass_64_kib() {
+    let Some(dir) = data_dir("a_recount_context_can_pass_64_kib") else {
+        return;
+    };
+    let results = common::fixture("bench-english");
+    for model in models(&dir).iter().filter(|m| m.family == "gemma@") {
+        let tokenizer = model.counter();
+        let context = ContextBuilder::new(60_000)
+            .tokenizer(tokenizer)
+            .build()
+            .unwrap()
+            .assemble(&results);
+        common::check_invariants(&context, &results, tokenizer, false, None);
+        assert!(context.text.len() > 64 << 10, "{}", context.text.len());
     }
 }
 

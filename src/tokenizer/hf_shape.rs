@@ -79,11 +79,15 @@ struct ModelShape {
     vocab: LongestToken,
 }
 
-/// The most characters of any token of the vocabulary, read in the same pass over
+/// The most characters, and the most bytes, of any token string of the vocabulary, read in
+/// the same pass over
 /// the file without keeping the vocabulary (asking the loaded tokenizer for it copies 128k
 /// strings: a tenth of the load time).
 #[derive(Default)]
-struct LongestToken(usize);
+struct LongestToken {
+    chars: usize,
+    bytes: usize,
+}
 
 impl<'de> Deserialize<'de> for LongestToken {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -97,14 +101,14 @@ impl<'de> Deserialize<'de> for LongestToken {
                 self,
                 mut map: A,
             ) -> Result<Self::Value, A::Error> {
-                let mut longest = 0;
+                let mut longest = LongestToken::default();
                 while let Some((token, _)) =
                     map.next_entry::<std::borrow::Cow<'de, str>, serde::de::IgnoredAny>()?
                 {
-                    // Byte-level: a character of the token string is a byte of text.
-                    longest = longest.max(token.chars().count());
+                    longest.chars = longest.chars.max(token.chars().count());
+                    longest.bytes = longest.bytes.max(token.len());
                 }
-                Ok(LongestToken(longest))
+                Ok(longest)
             }
             // Unigram vocabularies are lists; no bound is read from them.
             fn visit_seq<A: serde::de::SeqAccess<'de>>(
@@ -112,7 +116,10 @@ impl<'de> Deserialize<'de> for LongestToken {
                 mut seq: A,
             ) -> Result<Self::Value, A::Error> {
                 while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-                Ok(LongestToken(usize::MAX))
+                Ok(LongestToken {
+                    chars: usize::MAX,
+                    bytes: usize::MAX,
+                })
             }
         }
         deserializer.deserialize_any(Visitor)
@@ -191,11 +198,16 @@ impl Shape {
         let mut added: Vec<u32> = file.added_tokens.iter().map(|t| t.id).collect();
         added.sort_unstable();
         // Without a normalizer, a byte-level token spans as many bytes of the text as its
-        // string has characters. A normalizer can make a token stand for more of the text
-        // (NFC composes three jamo into one syllable), so no bound is claimed then.
+        // string has characters. Gemma's normalizer only turns a space (1 byte) into `▁` (3),
+        // so a token spans at most the bytes of its string (a byte-fallback `<0xNN>`, 6 bytes,
+        // spans 1). Other normalizers can make a token stand for more of the text (NFC
+        // composes three jamo into one syllable), so no bound is claimed then.
+        let added_bytes = file.added_tokens.iter().map(|t| t.content.len());
+        let vocab = &file.model.vocab;
         let max_token_bytes = if byte_level && no_normalizer(file.normalizer.as_ref()) {
-            let added = file.added_tokens.iter().map(|t| t.content.len());
-            added.fold(file.model.vocab.0.max(1), usize::max)
+            added_bytes.fold(vocab.chars.max(1), usize::max)
+        } else if family == "gemma" {
+            added_bytes.fold(vocab.bytes.max(1), usize::max)
         } else {
             usize::MAX
         };
