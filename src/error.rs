@@ -26,6 +26,16 @@ pub enum Error {
         encoding: &'static str,
     },
 
+    /// A tokenizer file (a Hugging Face `tokenizer.json`, a Tekken file) that cannot be read
+    /// or is not a tokenizer of its kind.
+    #[error("tokenizer file {file}: {problem}")]
+    TokenizerFile {
+        /// The file's path, or `(given as bytes)` when its contents were handed over.
+        file: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+
     /// A model name whose encoding, or whose context window, is unknown.
     #[error("unknown model `{model}`: no known encoding or window (name an encoding instead)")]
     UnknownModel {
@@ -112,6 +122,34 @@ pub enum Error {
 }
 
 impl Error {
+    /// A problem with a tokenizer file's contents, before its path is known.
+    pub(crate) fn tokenizer_data(problem: String) -> Error {
+        Error::TokenizerFile {
+            file: "(given as bytes)".to_string(),
+            problem,
+        }
+    }
+
+    /// A tokenizer file that cannot be read.
+    pub(crate) fn tokenizer_file(path: &std::path::Path, err: &std::io::Error) -> Error {
+        Error::TokenizerFile {
+            file: path.display().to_string(),
+            problem: err.to_string(),
+        }
+    }
+
+    /// The same error, naming the file `path` it came from.
+    #[must_use]
+    pub(crate) fn in_file(self, path: &std::path::Path) -> Error {
+        match self {
+            Error::TokenizerFile { problem, .. } => Error::TokenizerFile {
+                file: path.display().to_string(),
+                problem,
+            },
+            other => other,
+        }
+    }
+
     pub(crate) fn unknown_name(kind: &'static str, name: &str, expected: &'static str) -> Error {
         Error::UnknownName {
             kind,

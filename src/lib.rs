@@ -49,6 +49,8 @@
 //! - [`TokenCounter`]: how tokens are counted. [`Encoding`] covers OpenAI's encodings, counted
 //!   by default with GitHub's `bpe-openai` (`o200k_base`, `cl100k_base`) or tiktoken-rs
 //!   (`p50k_base`, `r50k_base`); [`Encoding::with_engine`] picks the [`Engine`] explicitly.
+//!   [`TekkenTokenizer`] reads Mistral's Tekken files, and `HuggingFaceTokenizer` (feature
+//!   `huggingface`) a model's own `tokenizer.json` (Llama 3, Qwen 3, DeepSeek V3, Gemma 3).
 //!   Implement the trait for any other tokenizer.
 //! - [`Overflow`] and [`Duplicates`]: what happens to the block that does not fit, and to
 //!   repeated results. [`TokenCache`] remembers counts across requests.
@@ -103,6 +105,8 @@
 //! # Features
 //!
 //! - `rayon`: [`Assembler::assemble_many`], assembling many requests on rayon's thread pool.
+//! - `huggingface`: `HuggingFaceTokenizer`, counting with a local `tokenizer.json` through the
+//!   `tokenizers` crate (with onig, a C library, built from source).
 //! - `bpe-openai`: no longer needed (`bpe-openai` is the default engine); kept so that
 //!   `--features bpe-openai` still builds.
 //!
@@ -152,6 +156,8 @@ pub use record::{
 };
 #[allow(deprecated)]
 pub use tokenizer::FastEncoding;
+#[cfg(feature = "huggingface")]
+pub use tokenizer::HuggingFaceTokenizer;
 pub use tokenizer::{DEFAULT_MAX_CALL_BYTES, Encoding, TokenCounter, openai_splits_exactly};
-pub use tokenizer::{Engine, OpenAiTokenizer};
+pub use tokenizer::{Engine, OpenAiTokenizer, TekkenTokenizer};
 pub use window::ModelWindow;

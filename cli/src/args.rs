@@ -16,6 +16,7 @@ use mentor_context::{
 };
 
 use crate::output::Failure;
+use crate::tokenizer_file::{self, TokenizerKind};
 
 /// Turns ranked retrieval (RAG) results into the context block of an LLM prompt, within an
 /// exact token budget.
@@ -209,6 +210,22 @@ pub(crate) struct BuildArgs {
     #[arg(long, value_name = "NAME", value_parser = str::parse::<Engine>)]
     engine: Option<Engine>,
 
+    /// Count tokens with a model's own tokenizer file instead of an OpenAI encoding: a Hugging
+    /// Face tokenizer.json (Llama 3, Qwen 3, DeepSeek V3, Gemma 3, ...; the command needs the
+    /// `huggingface` feature) or a Mistral tekken_*.json. Nothing is downloaded. Reports name
+    /// the tokenizer by family and a hash of the file (llama3@6835d61b).
+    #[arg(
+        long,
+        value_name = "PATH",
+        conflicts_with_all = ["encoding", "model", "engine"]
+    )]
+    tokenizer_file: Option<PathBuf>,
+
+    /// What --tokenizer-file is, if not told by its contents (a Tekken file names
+    /// default_num_special_tokens near its start; anything else is read as tokenizer.json).
+    #[arg(long, value_name = "KIND", value_enum, requires = "tokenizer_file")]
+    tokenizer_kind: Option<TokenizerKind>,
+
     /// Make unknown properties in the input an error (exit 2) instead of a warning.
     #[arg(long)]
     pub(crate) strict: bool,
@@ -389,7 +406,8 @@ impl BuildArgs {
     ///
     /// # Errors
     ///
-    /// A bad-input failure when `--engine` does not ship the encoding, or a model whose
+    /// A bad-input failure when `--engine` does not ship the encoding, when
+    /// `--tokenizer-file` cannot be loaded, or a model whose
     /// window the reserve and the prompt fill, or whose window is unknown.
     pub(crate) fn builder(&self) -> Result<ContextBuilder, Failure> {
         let duplicates = match self.duplicates {
@@ -408,13 +426,15 @@ impl BuildArgs {
         let model = self.model.as_ref().map(|model| model.encoding);
         let encoding = self.encoding.or(model).unwrap_or_default();
         let builder = ContextBuilder::new(self.budget);
-        let builder = match self.engine {
-            Some(engine) => builder.tokenizer(
+        let builder = match (&self.tokenizer_file, self.engine) {
+            // clap rejects --tokenizer-file with --encoding, --model and --engine.
+            (Some(path), _) => builder.tokenizer(tokenizer_file::load(path, self.tokenizer_kind)?),
+            (None, Some(engine)) => builder.tokenizer(
                 encoding
                     .with_engine(engine)
                     .map_err(|err| Failure::bad_input(format!("--engine: {err}")))?,
             ),
-            None => builder.encoding(encoding),
+            (None, None) => builder.encoding(encoding),
         };
         Ok(builder
             .format(self.format)

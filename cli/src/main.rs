@@ -19,6 +19,7 @@ mod bench;
 mod cite;
 mod input;
 mod output;
+mod tokenizer_file;
 
 use std::process::ExitCode;
 

@@ -18,6 +18,8 @@ mod hostile;
 mod selection;
 #[path = "cli/success.rs"]
 mod success;
+#[path = "cli/tokenizer_file.rs"]
+mod tokenizer_file;
 
 use std::io::Write;
 use std::path::PathBuf;

@@ -14,15 +14,24 @@
 mod bpe_openai;
 mod encoding;
 mod engine;
+mod file_id;
+#[cfg(feature = "huggingface")]
+mod hf_shape;
+#[cfg(feature = "huggingface")]
+mod huggingface;
 mod pieces;
 mod split_rule;
+mod tekken;
 mod tiktoken;
 
 #[allow(deprecated)]
 pub use bpe_openai::FastEncoding;
 pub use encoding::Encoding;
 pub use engine::{Engine, OpenAiTokenizer};
+#[cfg(feature = "huggingface")]
+pub use huggingface::HuggingFaceTokenizer;
 pub use split_rule::openai_splits_exactly;
+pub use tekken::TekkenTokenizer;
 
 /// The most bytes handed to a tokenizer in one call unless it says otherwise
 /// ([`TokenCounter::max_call_bytes`]): tiktoken-rs 0.12.1 panics on about a million

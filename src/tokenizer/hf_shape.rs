@@ -1,0 +1,292 @@
+//! What a `tokenizer.json` file's shape allows: which family it is, whether splits can be
+//! exact, the longest token, and how to turn the `tokenizers` crate's tokens into byte lengths.
+
+use serde::Deserialize;
+use serde_json::Value;
+use tokenizers::Encoding;
+
+use crate::error::Error;
+
+/// cl100k_base's split pattern, which Llama 3 (and 3.1 to 3.3) uses unchanged.
+const CL100K_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+
+/// Qwen 2 to 3's: cl100k's with single digits.
+const QWEN_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+
+/// DeepSeek V3's three splits, applied one after the other.
+const DEEPSEEK_V3_PATTERNS: [&str; 3] = [
+    r"\p{N}{1,3}",
+    "[\u{4e00}-\u{9fa5}\u{3040}-\u{309f}\u{30a0}-\u{30ff}]+",
+    "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+",
+];
+
+/// How the assembler may split text for this tokenizer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum SplitRule {
+    /// At [`openai_splits_exactly`](super::openai_splits_exactly)'s positions: the file's
+    /// pre-tokenizer keeps every piece whole there, and nothing rewrites the text first.
+    OpenAi,
+    /// Nowhere: the assembler recounts the whole text.
+    Recount,
+}
+
+/// What the counting needs to know about a file, read once when it is loaded.
+pub(super) struct Shape {
+    /// `llama3`, `qwen`, `deepseek-v3`, `gemma` or `huggingface` (anything else).
+    pub(super) family: &'static str,
+    pub(super) split_rule: SplitRule,
+    pub(super) max_token_bytes: usize,
+    /// Byte-level BPE: every character of a token's string stands for one byte.
+    byte_level: bool,
+    /// SentencePiece-style byte fallback: `<0xNN>` tokens stand for one byte.
+    byte_fallback: bool,
+    /// Ids of added tokens (matched in text whole, so their offsets are exact).
+    added: Vec<u32>,
+}
+
+/// The parts of `tokenizer.json` read here; the vocabulary and merges are skipped.
+#[derive(Deserialize)]
+struct FileShape {
+    #[serde(default)]
+    normalizer: Option<Value>,
+    #[serde(default)]
+    pre_tokenizer: Option<Value>,
+    #[serde(default)]
+    added_tokens: Vec<AddedToken>,
+    model: ModelShape,
+}
+
+#[derive(Deserialize)]
+struct AddedToken {
+    id: u32,
+    content: String,
+    special: bool,
+    #[serde(default)]
+    lstrip: bool,
+    #[serde(default)]
+    rstrip: bool,
+    #[serde(default)]
+    single_word: bool,
+}
+
+#[derive(Deserialize)]
+struct ModelShape {
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+    #[serde(default)]
+    byte_fallback: bool,
+    #[serde(default)]
+    vocab: LongestToken,
+}
+
+/// The most characters, and the most bytes, of any token string of the vocabulary, read in
+/// the same pass over
+/// the file without keeping the vocabulary (asking the loaded tokenizer for it copies 128k
+/// strings: a tenth of the load time).
+#[derive(Default)]
+struct LongestToken {
+    chars: usize,
+    bytes: usize,
+}
+
+impl<'de> Deserialize<'de> for LongestToken {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = LongestToken;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a vocabulary")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut longest = LongestToken::default();
+                while let Some((token, _)) =
+                    map.next_entry::<std::borrow::Cow<'de, str>, serde::de::IgnoredAny>()?
+                {
+                    longest.chars = longest.chars.max(token.chars().count());
+                    longest.bytes = longest.bytes.max(token.len());
+                }
+                Ok(longest)
+            }
+            // Unigram vocabularies are lists; no bound is read from them.
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(LongestToken {
+                    chars: usize::MAX,
+                    bytes: usize::MAX,
+                })
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+/// The pre-tokenizers of `value`, a single one or a `Sequence`, in order.
+fn pre_tokenizers(value: Option<&Value>) -> Vec<&Value> {
+    match value {
+        None | Some(Value::Null) => Vec::new(),
+        Some(v) if v["type"] == "Sequence" => v["pretokenizers"]
+            .as_array()
+            .map(|a| a.iter().collect())
+            .unwrap_or_default(),
+        Some(v) => vec![v],
+    }
+}
+
+/// Whether the normalizer leaves text as it is.
+fn no_normalizer(value: Option<&Value>) -> bool {
+    match value {
+        None | Some(Value::Null) => true,
+        Some(v) => {
+            v["type"] == "Sequence" && v["normalizers"].as_array().is_some_and(Vec::is_empty)
+        }
+    }
+}
+
+impl Shape {
+    /// Reads the shape of `json`, which `tokenizer` was loaded from.
+    pub(super) fn read(json: &[u8]) -> Result<Shape, Error> {
+        let file: FileShape =
+            serde_json::from_slice(json).map_err(|e| Error::tokenizer_data(e.to_string()))?;
+        let pre = pre_tokenizers(file.pre_tokenizer.as_ref());
+        let regexes: Vec<&str> = pre
+            .iter()
+            .filter(|p| p["type"] == "Split" && p["behavior"] == "Isolated" && p["invert"] == false)
+            .filter_map(|p| p["pattern"]["Regex"].as_str())
+            .collect();
+        // A byte-level step that splits nothing more (its own regex is GPT-2's).
+        let byte_level = pre
+            .iter()
+            .any(|p| p["type"] == "ByteLevel" && p["use_regex"] == false);
+        let only_splits_and_bytes = pre.len() == regexes.len() + 1 && byte_level;
+        let family = if only_splits_and_bytes && regexes == [CL100K_PATTERN] {
+            "llama3"
+        } else if only_splits_and_bytes && regexes == DEEPSEEK_V3_PATTERNS {
+            "deepseek-v3"
+        } else if only_splits_and_bytes && regexes == [QWEN_PATTERN] {
+            "qwen"
+        } else if file.model.byte_fallback
+            && file.normalizer.as_ref().is_some_and(|n| {
+                n["type"] == "Replace"
+                    && n["pattern"]["String"] == " "
+                    && n["content"] == "\u{2581}"
+            })
+        {
+            "gemma"
+        } else {
+            "huggingface"
+        };
+        // Added tokens matched in text cut the text before the pre-tokenizer sees it: one with
+        // whitespace in it, or that strips whitespace around it, could span a split position.
+        let added_keep_splits = file.added_tokens.iter().filter(|t| !t.special).all(|t| {
+            !(t.lstrip || t.rstrip || t.single_word || t.content.contains(char::is_whitespace))
+        });
+        let split_rule = if matches!(family, "llama3" | "deepseek-v3")
+            && no_normalizer(file.normalizer.as_ref())
+            && file.model.kind.as_deref() == Some("BPE")
+            && added_keep_splits
+        {
+            SplitRule::OpenAi
+        } else {
+            SplitRule::Recount
+        };
+        let mut added: Vec<u32> = file.added_tokens.iter().map(|t| t.id).collect();
+        added.sort_unstable();
+        // Without a normalizer, a byte-level token spans as many bytes of the text as its
+        // string has characters. Gemma's normalizer only turns a space (1 byte) into `▁` (3),
+        // so a token spans at most the bytes of its string (a byte-fallback `<0xNN>`, 6 bytes,
+        // spans 1). Other normalizers can make a token stand for more of the text (NFC
+        // composes three jamo into one syllable), so no bound is claimed then.
+        let added_bytes = file.added_tokens.iter().map(|t| t.content.len());
+        let vocab = &file.model.vocab;
+        let max_token_bytes = if byte_level && no_normalizer(file.normalizer.as_ref()) {
+            added_bytes.fold(vocab.chars.max(1), usize::max)
+        } else if family == "gemma" {
+            added_bytes.fold(vocab.bytes.max(1), usize::max)
+        } else {
+            usize::MAX
+        };
+        Ok(Shape {
+            family,
+            split_rule,
+            max_token_bytes,
+            byte_level,
+            byte_fallback: file.model.byte_fallback,
+            added,
+        })
+    }
+
+    /// The bytes of the text token `i` stands for, by its string alone; `0` when unknown.
+    fn natural_len(&self, encoding: &Encoding, i: usize) -> usize {
+        let (start, end) = encoding.get_offsets()[i];
+        let token = &encoding.get_tokens()[i];
+        if self.added.binary_search(&encoding.get_ids()[i]).is_ok() {
+            end - start
+        } else if self.byte_level {
+            token.chars().count()
+        } else if self.byte_fallback
+            && token.len() == 6
+            && token.starts_with("<0x")
+            && token.ends_with('>')
+        {
+            1
+        } else {
+            // SentencePiece style: `▁` stands for the space the normalizer replaced.
+            token
+                .chars()
+                .map(|c| if c == '\u{2581}' { 1 } else { c.len_utf8() })
+                .sum()
+        }
+    }
+
+    /// Appends the byte length of each token of `encoding` (of `text`) to `lengths`.
+    ///
+    /// Each token's string says how many bytes it stands for; when those add up to the text
+    /// (always, without a normalizer), they are exact. When a normalizer changed the text's
+    /// length (Qwen's NFC on text not in NFC, a literal `▁` for Gemma), the tokens' offsets
+    /// into the text place them instead: exact where a token ends on a character boundary,
+    /// and a guess inside a character split between tokens. The lengths add up to the text
+    /// either way, and each is at least 1 unless the text has more tokens than bytes (NFC can
+    /// expand one character to several tokens: Qwen 3 counts U+0F76 as 6 tokens, 3 bytes);
+    /// the extra tokens then have length 0.
+    pub(super) fn lengths(&self, text: &str, encoding: &Encoding, lengths: &mut Vec<u32>) {
+        let n = encoding.len();
+        let first = lengths.len();
+        let mut sum = 0;
+        for i in 0..n {
+            let len = self.natural_len(encoding, i);
+            sum += len;
+            lengths.push(u32::try_from(len).unwrap_or(u32::MAX));
+        }
+        if sum == text.len() && lengths[first..].iter().all(|&l| l > 0) {
+            return;
+        }
+        lengths.truncate(first);
+        let offsets = encoding.get_offsets();
+        let mut pos = 0;
+        for i in 0..n {
+            let left = n - i - 1;
+            let end = if left == 0 {
+                text.len()
+            } else {
+                let (_, end) = offsets[i];
+                let next = offsets[i + 1].0;
+                let want = if next >= end {
+                    next
+                } else {
+                    pos + self.natural_len(encoding, i)
+                };
+                // Leave a byte for each token after this one, where the text has them.
+                let most = text.len().saturating_sub(left).max(pos);
+                want.clamp((pos + 1).min(most), most)
+            };
+            lengths.push(u32::try_from(end - pos).unwrap_or(u32::MAX));
+            pos = end;
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! The Hugging Face backend (feature `huggingface`): counts with a local `tokenizer.json`
+//! through the `tokenizers` crate, configured as the model owners' Python package would be
+//! with `encode_special_tokens = True` and `add_special_tokens=False`.
+//!
+//! What the file's shape allows (the exact-split rule, the token lengths, the family name) is
+//! worked out once, from the file, in `hf_shape.rs`.
+
+use std::path::Path;
+
+use tokenizers::Tokenizer;
+
+use super::file_id::file_name;
+use super::hf_shape::{Shape, SplitRule};
+use super::openai_splits_exactly;
+use super::{DEFAULT_MAX_CALL_BYTES, TokenCounter};
+use crate::error::Error;
+
+/// The most bytes per call for a file whose longest token is known: the `tokenizers` crate
+/// (onig) took 0.7 to 1.5 s for a megabyte of prose, spaces, one letter, CJK or newlines and
+/// tabs in one call with the Llama 3, Qwen 3 and Gemma 3 files (under a load average of 9),
+/// no panic and no sign of quadratic time (64 KiB of spaces: 61 to 174 ms). With the longest
+/// token known, a block that cannot fit is tokenized only as far as could fit, so a larger
+/// call costs nothing then; and a file on the recount path gets contexts of up to this much.
+const MEASURED_MAX_CALL_BYTES: usize = 1 << 20;
+
+/// A model's own tokenizer, from the `tokenizer.json` file it ships with (Llama 3, Qwen 3,
+/// DeepSeek V3, Gemma 3, ...). Needs the `huggingface` feature.
+///
+/// Nothing is downloaded: the file is read from where the caller points.
+///
+/// - **Special tokens are text.** `<|begin_of_text|>` or `<|im_start|>` in a document is
+///   counted as the ordinary text it is, never as one control token, as the built-in
+///   encodings do; no beginning-of-text token is added either. Added tokens the file marks
+///   as not special (Qwen's `<think>`, Gemma's `<unused0>`) are matched in text, as the model's
+///   own tokenizer matches them.
+/// - **Exact splits where the file proves them.** Where the pre-tokenizer is one of the
+///   regular-expression splits whose piece boundaries are known (Llama 3's is cl100k's,
+///   DeepSeek V3's is checked the same way) and nothing rewrites the text first, the
+///   assembler counts each block once ([`openai_splits_exactly`]'s positions). Any other file
+///   (a normalizer, as Qwen's NFC or Gemma's space-to-`▁`, or an unknown pattern) takes the
+///   whole-text recount, which is exact but counts the text again.
+/// - **Truncation and padding** configured in the file are switched off: they would change
+///   the count.
+///
+/// ```no_run
+/// use mentor_context::{ContextBuilder, HuggingFaceTokenizer, TokenCounter};
+///
+/// let llama = HuggingFaceTokenizer::from_file("tokenizer.json")?;
+/// assert!(llama.name().starts_with("llama3@"));
+/// // Ordinary text, several tokens: never the one control token.
+/// assert!(llama.count("<|begin_of_text|>") > 1);
+/// let assembler = ContextBuilder::new(4000).tokenizer(llama).build()?;
+/// # Ok::<(), mentor_context::Error>(())
+/// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "huggingface")))]
+pub struct HuggingFaceTokenizer {
+    tokenizer: Tokenizer,
+    shape: Shape,
+    name: String,
+}
+
+impl HuggingFaceTokenizer {
+    /// Reads a `tokenizer.json` file.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::TokenizerFile`] when the file cannot be read or is not a tokenizer the
+    /// `tokenizers` crate can load.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<HuggingFaceTokenizer, Error> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|e| Error::tokenizer_file(path, &e))?;
+        HuggingFaceTokenizer::from_slice(&bytes).map_err(|e| e.in_file(path))
+    }
+
+    /// Reads the contents of a `tokenizer.json` file.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::TokenizerFile`] when `json` is not a tokenizer the `tokenizers` crate can
+    /// load.
+    pub fn from_slice(json: &[u8]) -> Result<HuggingFaceTokenizer, Error> {
+        let mut tokenizer =
+            Tokenizer::from_bytes(json).map_err(|e| Error::tokenizer_data(e.to_string()))?;
+        tokenizer.set_encode_special_tokens(true);
+        tokenizer
+            .with_truncation(None)
+            .map_err(|e| Error::tokenizer_data(e.to_string()))?;
+        tokenizer.with_padding(None);
+        let shape = Shape::read(json)?;
+        let name = file_name(shape.family, json);
+        Ok(HuggingFaceTokenizer {
+            tokenizer,
+            shape,
+            name,
+        })
+    }
+
+    /// The token ids of `text`, encoded as ordinary text (as the Python package's
+    /// `encode(text, add_special_tokens=False)` with `encode_special_tokens = True`); empty if
+    /// the `tokenizers` crate refuses the text (no `&str` is known to make it).
+    #[must_use]
+    pub fn encode(&self, text: &str) -> Vec<u32> {
+        self.tokenizer
+            .encode_fast(text, false)
+            .map(|encoding| encoding.get_ids().to_vec())
+            .unwrap_or_default()
+    }
+
+    /// Whether splits are exact by the rule of the file's pre-tokenizer (`false`: the
+    /// assembler recounts the whole text).
+    #[must_use]
+    pub fn has_exact_splits(&self) -> bool {
+        self.shape.split_rule != SplitRule::Recount
+    }
+}
+
+impl std::fmt::Debug for HuggingFaceTokenizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HuggingFaceTokenizer")
+            .field("name", &self.name)
+            .field("split_rule", &self.shape.split_rule)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TokenCounter for HuggingFaceTokenizer {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>) {
+        // The `tokenizers` crate returns an error only for input it cannot take at all (none
+        // is known for a `&str`). Then a token per byte: more than the model could count, so a
+        // text that fits by this count fits.
+        match self.tokenizer.encode(text, false) {
+            Ok(encoding) => self.shape.lengths(text, &encoding, lengths),
+            Err(_) => lengths.extend(std::iter::repeat_n(1, text.len())),
+        }
+    }
+
+    fn count(&self, text: &str) -> usize {
+        self.tokenizer
+            .encode_fast(text, false)
+            // As in `token_lengths`: a token per byte if the crate ever refuses a text.
+            .map_or(text.len(), |encoding| encoding.len())
+    }
+
+    fn splits_exactly(&self, text: &str, at: usize) -> bool {
+        match self.shape.split_rule {
+            SplitRule::OpenAi => openai_splits_exactly(text, at),
+            SplitRule::Recount => false,
+        }
+    }
+
+    fn max_token_bytes(&self) -> usize {
+        self.shape.max_token_bytes
+    }
+
+    /// A megabyte where the longest token is known (Llama 3, DeepSeek V3, Gemma 3): measured
+    /// safe, and what is tokenized stays bounded by the budget. Otherwise (Qwen 3's NFC) the
+    /// default 64 KiB, which then also bounds the work spent on a block that cannot fit.
+    fn max_call_bytes(&self) -> usize {
+        if self.shape.max_token_bytes == usize::MAX {
+            DEFAULT_MAX_CALL_BYTES
+        } else {
+            MEASURED_MAX_CALL_BYTES
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_files_name_the_problem() {
+        let err = HuggingFaceTokenizer::from_file("/nonexistent/tokenizer.json").unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("tokenizer file /nonexistent/tokenizer.json: "),
+            "{err}"
+        );
+        for (json, problem) in [
+            (&b"not json"[..], "expected"),
+            (b"{}", "Model missing"),
+            (b"{\"model\": {\"type\": \"Nope\"}}", "ModelUntagged"),
+        ] {
+            let err = HuggingFaceTokenizer::from_slice(json).unwrap_err();
+            let message = err.to_string();
+            assert!(
+                message.starts_with("tokenizer file (given as bytes): ")
+                    && message.contains(problem),
+                "{message} lacks {problem}"
+            );
+        }
+    }
+}
