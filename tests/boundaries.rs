@@ -287,3 +287,45 @@ fn a_cached_whole_block_that_no_longer_fits_is_cut_as_without_a_cache() {
     // Most of these end in a cut (some budgets end exactly between blocks).
     assert!(cuts >= 8, "{cuts} cuts");
 }
+
+/// A tokenizer that breaks the one-byte-a-token rule, as Qwen 3's NFC normalizer does (U+0F76
+/// is 3 bytes and 6 tokens): two tokens for each `ྶ`, the second of length 0. The budget must
+/// hold all the same, through the whole-text recount.
+struct MoreTokensThanBytes;
+
+impl TokenCounter for MoreTokensThanBytes {
+    fn name(&self) -> &str {
+        "expanding"
+    }
+    fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>) {
+        for c in text.chars() {
+            lengths.push(c.len_utf8() as u32);
+            if c == '\u{f76}' {
+                lengths.extend([0; 5]);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_tokenizer_with_more_tokens_than_bytes_still_keeps_the_budget() {
+    for budget in [20, 50, 120, 400] {
+        for content in ["\u{f76}".repeat(40), format!("ab{}", "\u{f76}x".repeat(30))] {
+            let results = [titled(&content, "T", 1.0), titled("short one", "U", 0.5)];
+            let context = ContextBuilder::new(budget)
+                .tokenizer(MoreTokensThanBytes)
+                .build()
+                .unwrap()
+                .assemble(&results);
+            assert!(
+                MoreTokensThanBytes.count(&context.text) <= budget,
+                "budget {budget}: {} tokens",
+                MoreTokensThanBytes.count(&context.text)
+            );
+            assert_eq!(
+                MoreTokensThanBytes.count(&context.text),
+                context.token_count
+            );
+        }
+    }
+}
