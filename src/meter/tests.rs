@@ -384,4 +384,10 @@ fn probing_finds_a_text_that_fits_exactly() {
     assert_eq!(meter.measure(&text, 200, None), Some(200));
     let mut meter = Meter::new(&WordsWithoutSplits, None);
     assert_eq!(meter.measure(&text, 199, None), None);
+    // A long text whose first probe fits: the next is four times longer, not the call cap.
+    let long = "abcdefghij ".repeat(10_000);
+    let mut meter = Meter::new(&WordsWithoutSplits, None);
+    assert_eq!(meter.measure(&long, 200, None), None);
+    let first_probe = 200 * CHUNK_BYTES_PER_TOKEN;
+    assert_eq!(meter.bytes_tokenized, first_probe * 5);
 }
