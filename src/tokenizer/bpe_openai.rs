@@ -12,6 +12,7 @@
 
 use std::sync::LazyLock;
 
+use bpe_openai::byte_pair_encoding::BytePairEncoding;
 use rustc_hash::FxHashSet;
 
 use super::{Encoding, Engine, OpenAiTokenizer, TokenCounter, pieces};
@@ -28,59 +29,53 @@ pub(super) fn ships(encoding: Encoding) -> bool {
     matches!(encoding, Encoding::O200kBase | Encoding::Cl100kBase)
 }
 
-/// The tokenizer of `encoding`, loaded on first use (about 70 ms for o200k_base).
-///
-/// # Panics
-///
-/// If `bpe-openai` does not ship `encoding`; [`OpenAiTokenizer::new`] rules that out.
-fn tokenizer(encoding: Encoding) -> &'static bpe_openai::Tokenizer {
-    match encoding {
-        Encoding::O200kBase => bpe_openai::o200k_base(),
-        Encoding::Cl100kBase => bpe_openai::cl100k_base(),
-        other => unreachable!("bpe-openai has no {other}; OpenAiTokenizer::new checks"),
-    }
-}
-
-/// The bytes of every token of an encoding.
+/// What the engine keeps of an encoding: `bpe-openai`'s byte-pair tables, and the bytes of
+/// every token.
 ///
 /// tiktoken encodes a piece that is itself a token as that one token without running the
 /// byte-pair merges (`CoreBPE::encode_ordinary`), and most pieces of prose are: a word with
 /// its leading space. Looking the piece up is several times cheaper than `bpe`'s backtracking
-/// encoder, which allocates for every piece. Built on first use: about 200,000 slices into
-/// the tokenizer's own tables, no copies.
-type Vocabulary = FxHashSet<&'static [u8]>;
-
-fn vocabulary_of(tokenizer: &'static bpe_openai::Tokenizer) -> Vocabulary {
-    let bpe = &tokenizer.bpe;
-    (0..u32::try_from(bpe.num_tokens()).unwrap_or(u32::MAX))
-        .map(|token| bpe.token_bytes(token))
-        .collect()
+/// encoder, which allocates for every piece. The set is about 200,000 slices into the
+/// tokenizer's own tables, no copies.
+struct Loaded {
+    bpe: &'static BytePairEncoding,
+    vocabulary: FxHashSet<&'static [u8]>,
 }
 
-static O200K_BASE_TOKENS: LazyLock<Vocabulary> =
-    LazyLock::new(|| vocabulary_of(bpe_openai::o200k_base()));
-static CL100K_BASE_TOKENS: LazyLock<Vocabulary> =
-    LazyLock::new(|| vocabulary_of(bpe_openai::cl100k_base()));
+impl Loaded {
+    fn new(tokenizer: &'static bpe_openai::Tokenizer) -> Loaded {
+        let bpe = &tokenizer.bpe;
+        let vocabulary = (0..u32::try_from(bpe.num_tokens()).unwrap_or(u32::MAX))
+            .map(|token| bpe.token_bytes(token))
+            .collect();
+        Loaded { bpe, vocabulary }
+    }
+}
 
-/// The tokenizer of `encoding` and the bytes of its tokens.
-fn with_vocabulary(encoding: Encoding) -> (&'static bpe_openai::Tokenizer, &'static Vocabulary) {
-    let vocabulary = match encoding {
-        Encoding::O200kBase => &*O200K_BASE_TOKENS,
-        Encoding::Cl100kBase => &*CL100K_BASE_TOKENS,
+static O200K_BASE: LazyLock<Loaded> = LazyLock::new(|| Loaded::new(bpe_openai::o200k_base()));
+static CL100K_BASE: LazyLock<Loaded> = LazyLock::new(|| Loaded::new(bpe_openai::cl100k_base()));
+
+/// The tables of `encoding`, loaded on first use (about 70 ms for o200k_base).
+///
+/// # Panics
+///
+/// If `bpe-openai` does not ship `encoding`; [`OpenAiTokenizer::new`] rules that out.
+fn loaded(encoding: Encoding) -> &'static Loaded {
+    match encoding {
+        Encoding::O200kBase => &O200K_BASE,
+        Encoding::Cl100kBase => &CL100K_BASE,
         other => unreachable!("bpe-openai has no {other}; OpenAiTokenizer::new checks"),
-    };
-    (tokenizer(encoding), vocabulary)
+    }
 }
 
-/// Loads the tokenizer of `encoding` now rather than on first use.
+/// Loads the tables of `encoding` now rather than on first use.
 pub(super) fn warm_up(encoding: Encoding) {
-    with_vocabulary(encoding);
+    loaded(encoding);
 }
 
 /// Appends the byte length of each token of `text` to `lengths`.
 pub(super) fn token_lengths(encoding: Encoding, text: &str, lengths: &mut Vec<u32>) {
-    let (tokenizer, vocabulary) = with_vocabulary(encoding);
-    let bpe = &tokenizer.bpe;
+    let Loaded { bpe, vocabulary } = loaded(encoding);
     pieces::for_each_piece(encoding, text, |piece| {
         let piece = piece.as_bytes();
         if vocabulary.contains(piece) {
@@ -98,14 +93,14 @@ pub(super) fn token_lengths(encoding: Encoding, text: &str, lengths: &mut Vec<u3
 
 /// The number of tokens of `text`.
 pub(super) fn count(encoding: Encoding, text: &str) -> usize {
-    let (tokenizer, vocabulary) = with_vocabulary(encoding);
+    let Loaded { bpe, vocabulary } = loaded(encoding);
     let mut count = 0;
     pieces::for_each_piece(encoding, text, |piece| {
         let piece = piece.as_bytes();
         count += if vocabulary.contains(piece) {
             1
         } else {
-            tokenizer.bpe.count(piece)
+            bpe.count(piece)
         };
     });
     count
