@@ -22,34 +22,27 @@ use regex_automata::{Anchored, Input};
 
 use super::Encoding;
 
-/// The patterns of one encoding, each with whether it ends in a look-ahead character to give
-/// back.
-struct Pretokenizer {
-    regex: Regex,
-    gives_back_last: [bool; 3],
+/// The index, among each encoding's three patterns, of `\s+\s`: the one whose last character
+/// is a look-ahead, given back to the next piece.
+const LOOK_AHEAD_PATTERN: usize = 1;
+
+/// The split patterns of an encoding: its own `first`, then `\s+\s` and `\s+`.
+///
+/// # Panics
+///
+/// If a pattern does not compile; they are constants, and every test compiles them.
+fn split_patterns(first: &str) -> Regex {
+    Regex::new_many(&[first, "\\s+\\s", "\\s+"]).expect("OpenAI's split patterns compile")
 }
 
-impl Pretokenizer {
-    /// # Panics
-    ///
-    /// If a pattern does not compile; they are constants, and every test compiles them.
-    fn new(first: &str) -> Pretokenizer {
-        let patterns = [first, "\\s+\\s", "\\s+"];
-        Pretokenizer {
-            regex: Regex::new_many(&patterns).expect("OpenAI's split patterns compile"),
-            gives_back_last: [false, true, false],
-        }
-    }
-}
-
-static CL100K_BASE: LazyLock<Pretokenizer> = LazyLock::new(|| {
-    Pretokenizer::new(
+static CL100K_BASE: LazyLock<Regex> = LazyLock::new(|| {
+    split_patterns(
         "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+$",
     )
 });
 
-static O200K_BASE: LazyLock<Pretokenizer> = LazyLock::new(|| {
-    Pretokenizer::new(
+static O200K_BASE: LazyLock<Regex> = LazyLock::new(|| {
+    split_patterns(
         &[
             "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
             "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
@@ -75,40 +68,35 @@ thread_local! {
 ///
 /// If `encoding` is not one that `bpe-openai` ships; the engine checks that first.
 pub(super) fn for_each_piece(encoding: Encoding, text: &str, each: impl FnMut(&str)) {
-    let (pretokenizer, slot) = match encoding {
+    let (regex, slot) = match encoding {
         Encoding::Cl100kBase => (&*CL100K_BASE, 0),
         Encoding::O200kBase => (&*O200K_BASE, 1),
         other => unreachable!("bpe-openai has no {other}; OpenAiTokenizer::new checks"),
     };
     CACHES.with(|caches| {
         if let Ok(mut caches) = caches.try_borrow_mut() {
-            let cache = caches[slot].get_or_insert_with(|| pretokenizer.regex.create_cache());
-            split(pretokenizer, cache, text, each);
+            let cache = caches[slot].get_or_insert_with(|| regex.create_cache());
+            split(regex, cache, text, each);
         } else {
             // Only if `each` splits again on this thread: a cache of its own, not a panic.
-            split(
-                pretokenizer,
-                &mut pretokenizer.regex.create_cache(),
-                text,
-                each,
-            );
+            split(regex, &mut regex.create_cache(), text, each);
         }
     });
 }
 
 /// The loop of [`for_each_piece`], with the cache to search with.
-fn split(pretokenizer: &Pretokenizer, cache: &mut Cache, text: &str, mut each: impl FnMut(&str)) {
+fn split(regex: &Regex, cache: &mut Cache, text: &str, mut each: impl FnMut(&str)) {
     let mut start = 0;
     while start < text.len() {
         let input = Input::new(&text[start..]).anchored(Anchored::Yes);
         // Every character starts a piece: `\s+`, the punctuation pattern and the letter
         // patterns together cover all of Unicode, so an anchored search always matches.
-        let Some(found) = pretokenizer.regex.search_with(cache, &input) else {
+        let Some(found) = regex.search_with(cache, &input) else {
             each(&text[start..]);
             return;
         };
         let mut end = start + found.end();
-        if pretokenizer.gives_back_last[found.pattern().as_usize()] {
+        if found.pattern().as_usize() == LOOK_AHEAD_PATTERN {
             let last = text[start..end]
                 .chars()
                 .next_back()
