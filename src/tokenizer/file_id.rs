@@ -2,7 +2,19 @@
 //! reports say which file counted, and a shared [`TokenCache`](crate::TokenCache) never mixes
 //! the counts of two files.
 
+use std::path::Path;
+
+use crate::Error;
 use crate::fingerprint::fingerprint;
+
+/// Reads `path` and loads its bytes with `from_slice`, naming the file in any error.
+pub(super) fn load_file<T>(
+    path: &Path,
+    from_slice: impl FnOnce(&[u8]) -> Result<T, Error>,
+) -> Result<T, Error> {
+    let bytes = std::fs::read(path).map_err(|e| Error::tokenizer_file(path, &e))?;
+    from_slice(&bytes).map_err(|e| e.in_file(path))
+}
 
 /// `family@hash`, the hash being 8 hex digits of the file's bytes, the same on every build and
 /// platform (`llama3@0c8e2f1a`).

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use tokenizers::Tokenizer;
 
-use super::file_id::file_name;
+use super::file_id::{file_name, load_file};
 use super::hf_shape::{Shape, SplitRule};
 use super::openai_splits_exactly;
 use super::{DEFAULT_MAX_CALL_BYTES, TokenCounter};
@@ -67,9 +67,7 @@ impl HuggingFaceTokenizer {
     /// [`Error::TokenizerFile`] when the file cannot be read or is not a tokenizer the
     /// `tokenizers` crate can load.
     pub fn from_file(path: impl AsRef<Path>) -> Result<HuggingFaceTokenizer, Error> {
-        let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|e| Error::tokenizer_file(path, &e))?;
-        HuggingFaceTokenizer::from_slice(&bytes).map_err(|e| e.in_file(path))
+        load_file(path.as_ref(), HuggingFaceTokenizer::from_slice)
     }
 
     /// Reads the contents of a `tokenizer.json` file.

@@ -13,7 +13,7 @@ use base64::Engine as _;
 use serde::Deserialize;
 use tiktoken_rs::{CoreBPE, Rank};
 
-use super::file_id::file_name;
+use super::file_id::{file_name, load_file};
 use super::{TokenCounter, openai_splits_exactly};
 use crate::error::Error;
 
@@ -81,9 +81,7 @@ impl TekkenTokenizer {
     ///
     /// [`Error::TokenizerFile`] when the file cannot be read or is not a valid Tekken file.
     pub fn from_file(path: impl AsRef<Path>) -> Result<TekkenTokenizer, Error> {
-        let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|e| Error::tokenizer_file(path, &e))?;
-        TekkenTokenizer::from_slice(&bytes).map_err(|e| e.in_file(path))
+        load_file(path.as_ref(), TekkenTokenizer::from_slice)
     }
 
     /// Reads the contents of a `tekken_*.json` file.
