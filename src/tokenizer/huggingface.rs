@@ -10,6 +10,7 @@ use std::path::Path;
 use tokenizers::Tokenizer;
 
 use super::file_id::{file_name, load_file};
+use super::hf_load::read_tokenizer;
 use super::hf_shape::{Shape, SplitRule};
 use super::openai_splits_exactly;
 use super::{DEFAULT_MAX_CALL_BYTES, TokenCounter};
@@ -78,7 +79,7 @@ impl HuggingFaceTokenizer {
     /// load.
     pub fn from_slice(json: &[u8]) -> Result<HuggingFaceTokenizer, Error> {
         let mut tokenizer =
-            Tokenizer::from_bytes(json).map_err(|e| Error::tokenizer_data(e.to_string()))?;
+            read_tokenizer(json).map_err(|e| Error::tokenizer_data(e.to_string()))?;
         tokenizer.set_encode_special_tokens(true);
         tokenizer
             .with_truncation(None)

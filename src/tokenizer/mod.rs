@@ -16,6 +16,8 @@ mod encoding;
 mod engine;
 mod file_id;
 #[cfg(feature = "huggingface")]
+mod hf_load;
+#[cfg(feature = "huggingface")]
 mod hf_shape;
 #[cfg(feature = "huggingface")]
 mod huggingface;

@@ -1,0 +1,314 @@
+//! Reading a `tokenizer.json` in one pass over the bytes.
+//!
+//! The `tokenizers` crate (0.23) reads the `model` object through two buffered copies before
+//! it builds the model: serde's untagged-enum buffer, then a `serde_json::Value` (a
+//! `BTreeMap` of all 128,000 of Llama 3's tokens), and its merges through a third. That was
+//! most of the time to load a file. Here a byte-pair model (`"type": "BPE"` first, as the
+//! crate writes every file) is read straight into the crate's `BpeBuilder`, with the same
+//! options and checks; any other model goes through the crate's own reader. The rest of the
+//! file is read as the crate reads it, so the tokenizer is the one `Tokenizer::from_bytes`
+//! builds: a test compares the two, serialized, on every file it has.
+
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+use tokenizers::models::bpe::{BpeBuilder, Merges, Vocab};
+use tokenizers::{
+    AddedToken, DecoderWrapper, ModelWrapper, NormalizerWrapper, PaddingParams,
+    PostProcessorWrapper, PreTokenizerWrapper, Tokenizer, TokenizerBuilder, TruncationParams,
+};
+
+/// Reads `json` as `Tokenizer::from_bytes` would, and refuses what it refuses.
+pub(super) fn read_tokenizer(json: &[u8]) -> Result<Tokenizer, serde_json::Error> {
+    serde_json::from_slice::<OnePass>(json).map(|one_pass| one_pass.0)
+}
+
+struct OnePass(Tokenizer);
+
+/// An entry of `added_tokens`: the token and the id the file gives it (which, as in the
+/// crate, is not used: the model's own id or the next free one is).
+#[derive(Deserialize)]
+struct AddedTokenWithId {
+    #[serde(rename = "id")]
+    _id: u32,
+    #[serde(flatten)]
+    token: AddedToken,
+}
+
+type Builder = TokenizerBuilder<
+    ModelWrapper,
+    NormalizerWrapper,
+    PreTokenizerWrapper,
+    PostProcessorWrapper,
+    DecoderWrapper,
+>;
+
+impl<'de> Deserialize<'de> for OnePass {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // As a struct, as the crate asks for it, so a file that is not an object is refused
+        // in the same words.
+        deserializer.deserialize_struct("Tokenizer", &TOKENIZER_KEYS, TokenizerVisitor)
+    }
+}
+
+/// The keys of a `tokenizer.json` the crate reads.
+const TOKENIZER_KEYS: [&str; 9] = [
+    "version",
+    "truncation",
+    "padding",
+    "added_tokens",
+    "normalizer",
+    "pre_tokenizer",
+    "model",
+    "decoder",
+    "post_processor",
+];
+
+struct TokenizerVisitor;
+
+impl<'de> Visitor<'de> for TokenizerVisitor {
+    type Value = OnePass;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("struct Tokenizer")
+    }
+
+    // The keys and their handling are the crate's `TokenizerVisitor`'s.
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<OnePass, A::Error> {
+        let mut builder = Builder::new();
+        let mut tokens: Vec<AddedTokenWithId> = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "version" => {
+                    let version: String = map.next_value()?;
+                    if version != "1.0" {
+                        return Err(de::Error::custom(format!(
+                            "Unknown tokenizer version '{version}'"
+                        )));
+                    }
+                }
+                "truncation" => {
+                    builder =
+                        builder.with_truncation(map.next_value::<Option<TruncationParams>>()?);
+                }
+                "padding" => {
+                    builder = builder.with_padding(map.next_value::<Option<PaddingParams>>()?);
+                }
+                "added_tokens" => tokens = map.next_value()?,
+                "normalizer" => builder = builder.with_normalizer(map.next_value()?),
+                "pre_tokenizer" => builder = builder.with_pre_tokenizer(map.next_value()?),
+                "model" => builder = builder.with_model(map.next_value_seed(ModelSeed)?),
+                "decoder" => builder = builder.with_decoder(map.next_value()?),
+                "post_processor" => builder = builder.with_post_processor(map.next_value()?),
+                _ => {
+                    map.next_value::<de::IgnoredAny>()?;
+                }
+            }
+        }
+        let mut tokenizer = builder.build().map_err(de::Error::custom)?;
+        tokenizer
+            .add_tokens(tokens.into_iter().map(|t| t.token))
+            .map_err(de::Error::custom)?;
+        Ok(OnePass(tokenizer.into()))
+    }
+}
+
+/// The `model` object: a byte-pair model whose first key is `"type": "BPE"` is read here;
+/// anything else is handed whole to the crate's reader.
+struct ModelSeed;
+
+impl<'de> DeserializeSeed<'de> for ModelSeed {
+    type Value = ModelWrapper;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<ModelWrapper, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ModelSeed {
+    type Value = ModelWrapper;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a tokenizer model")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ModelWrapper, A::Error> {
+        let mut rest = Map::new();
+        if let Some(key) = map.next_key::<String>()? {
+            let value: Value = map.next_value()?;
+            if key == "type" && value == "BPE" {
+                return read_bpe(map);
+            }
+            rest.insert(key, value);
+        }
+        while let Some((key, value)) = map.next_entry::<String, Value>()? {
+            rest.insert(key, value);
+        }
+        ModelWrapper::deserialize(Value::Object(rest)).map_err(de::Error::custom)
+    }
+}
+
+/// The rest of a byte-pair model, as the crate's `BPEVisitor` reads it.
+fn read_bpe<'de, A: MapAccess<'de>>(mut map: A) -> Result<ModelWrapper, A::Error> {
+    let mut builder = BpeBuilder::new();
+    let mut vocab: Option<Vocab> = None;
+    let mut merges: Option<Merges> = None;
+    while let Some(key) = map.next_key::<String>()? {
+        match key.as_str() {
+            "dropout" => {
+                if let Some(dropout) = map.next_value()? {
+                    builder = builder.dropout(dropout);
+                }
+            }
+            "unk_token" => {
+                if let Some(unk) = map.next_value()? {
+                    builder = builder.unk_token(unk);
+                }
+            }
+            "continuing_subword_prefix" => {
+                if let Some(prefix) = map.next_value()? {
+                    builder = builder.continuing_subword_prefix(prefix);
+                }
+            }
+            "end_of_word_suffix" => {
+                if let Some(suffix) = map.next_value()? {
+                    builder = builder.end_of_word_suffix(suffix);
+                }
+            }
+            "fuse_unk" => {
+                if let Some(fuse) = map.next_value()? {
+                    builder = builder.fuse_unk(fuse);
+                }
+            }
+            "byte_fallback" => {
+                if let Some(fallback) = map.next_value()? {
+                    builder = builder.byte_fallback(fallback);
+                }
+            }
+            "ignore_merges" => {
+                if let Some(ignore) = map.next_value()? {
+                    builder = builder.ignore_merges(ignore);
+                }
+            }
+            "vocab" => vocab = Some(map.next_value()?),
+            "merges" => merges = Some(map.next_value_seed(MergesSeed)?),
+            "type" => {
+                let kind: String = map.next_value()?;
+                if kind != "BPE" {
+                    return Err(de::Error::invalid_value(de::Unexpected::Str(&kind), &"BPE"));
+                }
+            }
+            _ => {
+                map.next_value::<de::IgnoredAny>()?;
+            }
+        }
+    }
+    let (Some(vocab), Some(merges)) = (vocab, merges) else {
+        return Err(de::Error::custom("Missing vocab/merges"));
+    };
+    let bpe = builder
+        .vocab_and_merges(vocab, merges)
+        .build()
+        .map_err(de::Error::custom)?;
+    Ok(ModelWrapper::BPE(bpe))
+}
+
+/// `merges`, in either form the crate takes: pairs `["a", "b"]`, or the older strings `"a b"`
+/// (skipping `#version` lines, and refusing a string that is not two parts).
+struct MergesSeed;
+
+impl<'de> DeserializeSeed<'de> for MergesSeed {
+    type Value = Merges;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Merges, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for MergesSeed {
+    type Value = Merges;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a list of merges")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Merges, A::Error> {
+        let mut merges = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        let mut form = None;
+        while let Some(merge) = seq.next_element::<Merge>()? {
+            // The crate reads either all pairs or all strings.
+            let this_form = matches!(merge, Merge::Pair(..));
+            if *form.get_or_insert(this_form) != this_form {
+                return Err(de::Error::custom(
+                    "data did not match any variant of untagged enum MergeType",
+                ));
+            }
+            match merge {
+                Merge::Pair(a, b) => merges.push((a, b)),
+                Merge::Line(line) if line.starts_with("#version") => {}
+                Merge::Line(line) => {
+                    let mut parts = line.split(' ');
+                    match (parts.next(), parts.next(), parts.next()) {
+                        (Some(a), Some(b), None) => merges.push((a.to_owned(), b.to_owned())),
+                        _ => {
+                            return Err(de::Error::custom(format!(
+                                "Merges text file invalid at line {}",
+                                merges.len() + 1
+                            )));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(merges)
+    }
+}
+
+/// One entry of `merges`, read without buffering it first.
+enum Merge {
+    Pair(String, String),
+    Line(String),
+}
+
+impl<'de> Deserialize<'de> for Merge {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(MergeVisitor)
+    }
+}
+
+struct MergeVisitor;
+
+impl<'de> Visitor<'de> for MergeVisitor {
+    type Value = Merge;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a merge: two strings, or one string of two parts")
+    }
+
+    fn visit_str<E: de::Error>(self, line: &str) -> Result<Merge, E> {
+        Ok(Merge::Line(line.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, line: String) -> Result<Merge, E> {
+        Ok(Merge::Line(line))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Merge, A::Error> {
+        let pair = (seq.next_element::<String>()?, seq.next_element::<String>()?);
+        let (Some(a), Some(b)) = pair else {
+            return Err(de::Error::invalid_length(
+                usize::from(pair.0.is_some()),
+                &self,
+            ));
+        };
+        if seq.next_element::<de::IgnoredAny>()?.is_some() {
+            return Err(de::Error::invalid_length(3, &self));
+        }
+        Ok(Merge::Pair(a, b))
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,137 @@
+//! The one-pass reader against the crate's own, file by file.
+
+use super::*;
+
+/// The tokenizer serialized: the crate writes every setting, the vocabulary by id and the
+/// merges by rank, so two equal strings are two equal tokenizers.
+fn written(json: &[u8]) -> Result<String, String> {
+    let ours = read_tokenizer(json).map_err(|e| e.to_string())?;
+    Ok(ours
+        .to_string(false)
+        .expect("a loaded tokenizer serializes"))
+}
+
+fn reference(json: &[u8]) -> Result<String, String> {
+    let theirs = Tokenizer::from_bytes(json).map_err(|e| e.to_string())?;
+    Ok(theirs
+        .to_string(false)
+        .expect("a loaded tokenizer serializes"))
+}
+
+/// A whole file around `model` (written by hand: the order of keys matters here).
+fn tokenizer(model: &str) -> Vec<u8> {
+    format!(
+        r#"{{"version": "1.0",
+        "truncation": {{"direction": "Right", "max_length": 8, "strategy": "LongestFirst", "stride": 0}},
+        "padding": {{"strategy": "BatchLongest", "direction": "Right", "pad_to_multiple_of": null,
+            "pad_id": 5, "pad_type_id": 0, "pad_token": "<unk>"}},
+        "added_tokens": [
+            {{"id": 9, "content": "<s>", "single_word": false, "lstrip": false, "rstrip": false, "normalized": false, "special": true}},
+            {{"id": 10, "content": "ab", "single_word": true, "lstrip": false, "rstrip": true, "normalized": true, "special": false}}
+        ],
+        "normalizer": {{"type": "NFC"}},
+        "pre_tokenizer": {{"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": true}},
+        "post_processor": {{"type": "ByteLevel", "add_prefix_space": true, "trim_offsets": false, "use_regex": true}},
+        "decoder": {{"type": "ByteLevel", "add_prefix_space": true, "trim_offsets": true, "use_regex": true}},
+        "model": {model}}}"#
+    )
+    .into_bytes()
+}
+
+const VOCAB: &str =
+    r###""vocab": {"a": 0, "b": 1, "c": 2, "ab": 3, "abc": 4, "<unk>": 5, "##b": 6}"###;
+
+#[test]
+fn every_kind_of_model_reads_as_the_crate_reads_it() {
+    let models = [
+        // Pairs, and the older "a b" strings with a version line.
+        format!(r#"{{"type": "BPE", {VOCAB}, "merges": [["a", "b"], ["ab", "c"]]}}"#),
+        format!(r##"{{"type": "BPE", {VOCAB}, "merges": ["#version: 0.2", "a b", "ab c"]}}"##),
+        // Every option set, and a key the crate does not know.
+        format!(
+            r###"{{"type": "BPE", "dropout": 0.25, "unk_token": "<unk>", "continuing_subword_prefix": "##",
+            "end_of_word_suffix": "</w>", "fuse_unk": true, "byte_fallback": true, "ignore_merges": true,
+            {VOCAB}, "merges": [["a", "##b"]], "extra": {{"x": [1]}}}}"###
+        ),
+        // Options given as null are left at their defaults.
+        format!(r#"{{"type": "BPE", "dropout": null, "unk_token": null, "fuse_unk": null, {VOCAB}, "merges": []}}"#),
+        // "type" not first, no "type" at all, and models that are not byte-pair ones.
+        format!(r#"{{{VOCAB}, "type": "BPE", "merges": [["a", "b"]]}}"#),
+        format!(r#"{{{VOCAB}, "merges": [["a", "b"]]}}"#),
+        format!(r#"{{"type": "WordLevel", {VOCAB}, "unk_token": "<unk>"}}"#),
+        format!(
+            r###"{{"type": "WordPiece", {VOCAB}, "unk_token": "<unk>", "continuing_subword_prefix": "##",
+            "max_input_chars_per_word": 100}}"###
+        ),
+        r#"{"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], ["a", -1.0]], "byte_fallback": false}"#
+            .to_owned(),
+    ];
+    for model in models {
+        let json = tokenizer(&model);
+        let expected =
+            reference(&json).unwrap_or_else(|e| panic!("the crate refuses {model}: {e}"));
+        assert_eq!(written(&json), Ok(expected), "{model}");
+    }
+}
+
+#[test]
+fn what_the_crate_refuses_is_refused() {
+    let models = [
+        format!(r#"{{"type": "BPE", {VOCAB}, "merges": ["a b c"]}}"#),
+        format!(r#"{{"type": "BPE", {VOCAB}, "merges": ["ab"]}}"#),
+        format!(r#"{{"type": "BPE", {VOCAB}, "merges": [["a", "z"]]}}"#),
+        format!(r#"{{"type": "BPE", {VOCAB}, "merges": [["a", "b"], "ab c"]}}"#),
+        format!(r#"{{"type": "BPE", {VOCAB}, "merges": ["a b", ["ab", "c"]]}}"#),
+        format!(r#"{{"type": "BPE", {VOCAB}, "merges": [["a", "b", "c"]]}}"#),
+        format!(r#"{{"type": "BPE", {VOCAB}, "merges": [["a"]]}}"#),
+        format!(r#"{{"type": "BPE", {VOCAB}, "merges": [7]}}"#),
+        format!(r#"{{"type": "BPE", {VOCAB}}}"#),
+        r#"{"type": "BPE", "merges": []}"#.to_owned(),
+        format!(r#"{{"type": "BPE", "dropout": 1.5, {VOCAB}, "merges": []}}"#),
+        format!(r#"{{"type": "BPE", "type": "WordLevel", {VOCAB}, "merges": []}}"#),
+        r#"{"type": "BPE", "vocab": {"a": -1}, "merges": []}"#.to_owned(),
+        format!(r#"{{"type": "Nope", {VOCAB}, "merges": []}}"#),
+        r#""BPE""#.to_owned(),
+    ];
+    for model in models {
+        let json = tokenizer(&model);
+        assert!(reference(&json).is_err(), "the crate takes {model}");
+        assert!(written(&json).is_err(), "{model} is taken");
+    }
+    // Where the crate's reader is not used, the errors say what was expected, in our words.
+    let not_a_merge = tokenizer(&format!(r#"{{"type": "BPE", {VOCAB}, "merges": [7]}}"#));
+    let message = written(&not_a_merge).unwrap_err();
+    assert!(
+        message.contains("expected a merge: two strings, or one string of two parts"),
+        "{message}"
+    );
+    let message = written(&tokenizer(r#""BPE""#)).unwrap_err();
+    assert!(message.contains("expected a tokenizer model"), "{message}");
+    // Not an object at all: the crate's own words.
+    assert_eq!(written(b"[]").unwrap_err(), reference(b"[]").unwrap_err());
+    let newer = String::from_utf8(tokenizer(&format!(
+        r#"{{"type": "BPE", {VOCAB}, "merges": []}}"#
+    )))
+    .expect("the file is text")
+    .replace("\"1.0\"", "\"2.0\"");
+    assert_eq!(
+        written(newer.as_bytes()).unwrap_err(),
+        reference(newer.as_bytes()).unwrap_err()
+    );
+}
+
+/// The real files (`.ci/tokenizer-data` fetches them; `.ci/run` runs this).
+#[test]
+#[ignore = "needs MENTOR_TOKENIZER_DATA, the folder .ci/tokenizer-data fills"]
+fn the_model_files_read_as_the_crate_reads_them() {
+    let folder = std::env::var("MENTOR_TOKENIZER_DATA")
+        .expect("MENTOR_TOKENIZER_DATA names the folder .ci/tokenizer-data fills");
+    for model in ["llama3", "qwen3", "deepseek_v3", "gemma3"] {
+        let path = format!("{folder}/{model}/tokenizer.json");
+        let json = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert!(
+            written(&json) == reference(&json),
+            "{path} reads differently"
+        );
+    }
+}
