@@ -109,6 +109,13 @@ fn what_the_crate_refuses_is_refused() {
     assert!(message.contains("expected a tokenizer model"), "{message}");
     // Not an object at all: the crate's own words.
     assert_eq!(written(b"[]").unwrap_err(), reference(b"[]").unwrap_err());
+    // Bytes that are not UTF-8, inside a string: refused where they are, in the same words.
+    let not_utf8 = b"{\"version\": \"1.\xff\"}";
+    assert!(written(not_utf8).unwrap_err().contains("line 1 column"));
+    assert_eq!(
+        written(not_utf8).unwrap_err(),
+        reference(not_utf8).unwrap_err()
+    );
     let newer = String::from_utf8(tokenizer(&format!(
         r#"{{"type": "BPE", {VOCAB}, "merges": []}}"#
     )))
