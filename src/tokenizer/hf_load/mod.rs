@@ -151,6 +151,10 @@ impl<'de> Visitor<'de> for ModelSeed {
             rest.insert(key, value);
         }
         while let Some((key, value)) = map.next_entry::<String, Value>()? {
+            // The crate refuses a model that gives its type twice; the map would keep one.
+            if key == "type" && rest.contains_key("type") {
+                return Err(de::Error::duplicate_field("type"));
+            }
             rest.insert(key, value);
         }
         ModelWrapper::deserialize(Value::Object(rest)).map_err(de::Error::custom)
@@ -158,11 +162,22 @@ impl<'de> Visitor<'de> for ModelSeed {
 }
 
 /// The rest of a byte-pair model, as the crate's `BPEVisitor` reads it.
+///
+/// One difference, a refusal of a file the crate would take: a key of the model's own given
+/// twice is refused by name (the crate buffers the model and keeps the last value, so an
+/// earlier one, even a malformed one, is dropped silently). A repeated `type` is refused, as
+/// the crate refuses it.
 fn read_bpe<'de, A: MapAccess<'de>>(mut map: A) -> Result<ModelWrapper, A::Error> {
     let mut builder = BpeBuilder::new();
     let mut vocab: Option<Vocab> = None;
     let mut merges: Option<Merges> = None;
+    let mut seen: Vec<String> = Vec::new();
     while let Some(key) = map.next_key::<String>()? {
+        if seen.contains(&key) {
+            return Err(de::Error::custom(format_args!(
+                "the model gives `{key}` twice"
+            )));
+        }
         match key.as_str() {
             "dropout" => {
                 if let Some(dropout) = map.next_value()? {
@@ -201,16 +216,15 @@ fn read_bpe<'de, A: MapAccess<'de>>(mut map: A) -> Result<ModelWrapper, A::Error
             }
             "vocab" => vocab = Some(map.next_value()?),
             "merges" => merges = Some(map.next_value_seed(MergesSeed)?),
-            "type" => {
-                let kind: String = map.next_value()?;
-                if kind != "BPE" {
-                    return Err(de::Error::invalid_value(de::Unexpected::Str(&kind), &"BPE"));
-                }
-            }
+            "type" => return Err(de::Error::duplicate_field("type")),
+            // Read, not skipped: the crate refuses what it cannot buffer (a lone surrogate, a
+            // number out of range, too deep a nesting), and so must this.
             _ => {
-                map.next_value::<de::IgnoredAny>()?;
+                map.next_value::<Value>()?;
+                continue;
             }
         }
+        seen.push(key);
     }
     let (Some(vocab), Some(merges)) = (vocab, merges) else {
         return Err(de::Error::custom("Missing vocab/merges"));

@@ -93,11 +93,65 @@ fn what_the_crate_refuses_is_refused() {
         format!(r#"{{"type": "Nope", {VOCAB}, "merges": []}}"#),
         r#""BPE""#.to_owned(),
     ];
+    let deep = format!("{}{}", "[".repeat(130), "]".repeat(130));
+    let models = models.into_iter().chain([
+        // `type` twice, where it is read first and where it is not.
+        format!(r#"{{"type": "BPE", {VOCAB}, "merges": [["a", "b"]], "type": "BPE"}}"#),
+        format!(r#"{{{VOCAB}, "type": "BPE", "merges": [["a", "b"]], "type": "BPE"}}"#),
+        // An unknown key holding what the crate cannot buffer.
+        format!(r#"{{"type": "BPE", {VOCAB}, "merges": [], "extra": "\ud800"}}"#),
+        format!(r#"{{"type": "BPE", {VOCAB}, "merges": [], "extra": 1e400}}"#),
+        format!(r#"{{"type": "BPE", {VOCAB}, "merges": [], "extra": {deep}}}"#),
+    ]);
     for model in models {
         let json = tokenizer(&model);
         assert!(reference(&json).is_err(), "the crate takes {model}");
         assert!(written(&json).is_err(), "{model} is taken");
     }
+    // Invalid UTF-8 inside an unknown key's string.
+    let mut json = tokenizer(&format!(
+        r#"{{"type": "BPE", {VOCAB}, "merges": [], "extra": "ab"}}"#
+    ));
+    let at = json
+        .windows(4)
+        .position(|w| w == b"\"ab\"")
+        .expect("the fixture has it");
+    json[at + 1] = 0xff;
+    assert!(reference(&json).is_err() && written(&json).is_err());
+    // A key of the model's own given twice: the crate keeps the last; this refuses it by name.
+    for (model, key) in [
+        (
+            format!(r#"{{"type": "BPE", {VOCAB}, "merges": [], "dropout": 0.5, "dropout": null}}"#),
+            "dropout",
+        ),
+        (
+            format!(
+                r#"{{"type": "BPE", {VOCAB}, "merges": [], "unk_token": "<unk>", "unk_token": null}}"#
+            ),
+            "unk_token",
+        ),
+        (
+            format!(r#"{{"type": "BPE", {VOCAB}, "merges": [], "merges": [["a", "b"]]}}"#),
+            "merges",
+        ),
+        (
+            format!(r#"{{"type": "BPE", "vocab": {{}}, {VOCAB}, "merges": []}}"#),
+            "vocab",
+        ),
+    ] {
+        let json = tokenizer(&model);
+        assert!(reference(&json).is_ok(), "the crate refuses {model}");
+        let message = written(&json).unwrap_err();
+        assert!(
+            message.contains(&format!("the model gives `{key}` twice")),
+            "{message}"
+        );
+    }
+    // An unknown key given twice is taken, as the crate takes it.
+    let json = tokenizer(&format!(
+        r#"{{"type": "BPE", {VOCAB}, "merges": [], "x": 1, "x": 2}}"#
+    ));
+    assert_eq!(written(&json), reference(&json));
     // Where the crate's reader is not used, the errors say what was expected, in our words.
     let not_a_merge = tokenizer(&format!(r#"{{"type": "BPE", {VOCAB}, "merges": [7]}}"#));
     let message = written(&not_a_merge).unwrap_err();
