@@ -90,10 +90,26 @@ pub(crate) struct BenchArgs {
     #[arg(long)]
     pub(crate) cache: bool,
 
-    /// The JSON array of results, read once; `-` reads standard input.
+    /// Read FILE as `batch` reads it (JSON Lines, one request per line, a line's budget
+    /// applying to it) and time its requests in turn, the first --requests of them: as in a
+    /// `batch` run, each assembly meets text the last one did not. The figures are per
+    /// request; pass --iterations of at least --requests to time each request.
+    #[arg(long)]
+    pub(crate) batch: bool,
+
+    /// With --batch: how many requests to read from FILE and hold in memory.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_BENCH_REQUESTS, value_parser = parse_iterations, requires = "batch")]
+    pub(crate) requests: usize,
+
+    /// The JSON array of results (with --batch, the JSON Lines file), read once; `-` reads
+    /// standard input.
     #[arg(value_name = "FILE")]
     pub(crate) file: PathBuf,
 }
+
+/// How many requests `bench --batch` holds by default: 1,000 of the 50 x 2 KiB kind are about
+/// 120 MB of text, far more than a processor's caches, as a long batch run is.
+pub(crate) const DEFAULT_BENCH_REQUESTS: usize = 1000;
 
 /// `batch`: each non-blank line is a JSON array of results, or an object
 /// {"id": any, "results": [...], "budget": N} whose id is echoed and whose budget overrides

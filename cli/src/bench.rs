@@ -5,10 +5,11 @@
 
 use std::time::Instant;
 
-use mentor_context::TokenCache;
+use mentor_context::{MentorRagResult, TokenCache};
 use serde::Serialize;
 
 use crate::args::{BenchArgs, build};
+use crate::batch::read::{Lines, parse_request};
 use crate::input::Input;
 use crate::output::{Failure, json_line};
 
@@ -39,24 +40,60 @@ struct BenchReport {
     bytes_tokenized: usize,
 }
 
+/// A request to time: the budget its line sets, and its results.
+type Request = (Option<usize>, Vec<MentorRagResult>);
+
+/// One request timed: the assembler for its budget (an index into the assemblers), its
+/// results, and the text it produces, which the floor encodes.
+struct Timed {
+    assembler: usize,
+    results: Vec<MentorRagResult>,
+    text: String,
+}
+
 /// Runs `bench` and returns what to print.
 pub(crate) fn run(args: &BenchArgs) -> Result<String, Failure> {
     let cache = args.cache.then(|| TokenCache::new(BENCH_CACHE_BYTES));
     let assembler = build(&args.build.builder()?.cache(cache))?;
-    let results = Input::new(Some(args.file.as_path())).load(args.build.strict)?;
-    for _ in 0..WARM_UP_ASSEMBLIES {
-        std::hint::black_box(assembler.assemble(&results));
+    let requests = if args.batch {
+        read_batch(args)?
+    } else {
+        let results = Input::new(Some(args.file.as_path())).load(args.build.strict)?;
+        vec![(None, results)]
+    };
+    let mut assemblers = vec![assembler];
+    let mut timed = Vec::with_capacity(requests.len());
+    for (budget, results) in requests {
+        let at = match budget.filter(|&b| b != assemblers[0].budget()) {
+            None => 0,
+            Some(budget) => match assemblers.iter().position(|a| a.budget() == budget) {
+                Some(at) => at,
+                None => {
+                    assemblers.push(build(&assemblers[0].config().clone().budget(budget))?);
+                    assemblers.len() - 1
+                }
+            },
+        };
+        let text = assemblers[at].assemble(&results).text;
+        timed.push(Timed {
+            assembler: at,
+            results,
+            text,
+        });
     }
-    let tokenizer = assembler.tokenizer();
-    let text = assembler.assemble(&results).text;
+    for request in timed.iter().cycle().take(WARM_UP_ASSEMBLIES) {
+        std::hint::black_box(assemblers[request.assembler].assemble(&request.results));
+    }
+    let tokenizer = assemblers[0].tokenizer();
     let mut lengths = Vec::new();
     let mut times = Vec::with_capacity(args.iterations);
     let mut floors = Vec::with_capacity(args.iterations);
     let mut token_count = 0;
     let mut bytes_tokenized = 0;
-    for _ in 0..args.iterations {
+    for request in timed.iter().cycle().take(args.iterations) {
+        let assembler = &assemblers[request.assembler];
         let start = Instant::now();
-        let (context, stats) = assembler.assemble_with_stats(&results);
+        let (context, stats) = assembler.assemble_with_stats(&request.results);
         times.push(elapsed_ns(start));
         token_count = context.token_count;
         bytes_tokenized = stats.bytes_tokenized;
@@ -65,7 +102,7 @@ pub(crate) fn run(args: &BenchArgs) -> Result<String, Failure> {
         std::hint::black_box(context);
         lengths.clear();
         let start = Instant::now();
-        tokenizer.token_lengths(std::hint::black_box(&text), &mut lengths);
+        tokenizer.token_lengths(std::hint::black_box(&request.text), &mut lengths);
         floors.push(elapsed_ns(start));
         std::hint::black_box(&lengths);
     }
@@ -94,6 +131,29 @@ pub(crate) fn run(args: &BenchArgs) -> Result<String, Failure> {
             report.floor_ns
         ))
     }
+}
+
+/// The first `--requests` requests of a batch file, each with the budget its line sets. A bad
+/// line stops the bench, named: timing a file with some requests silently left out would
+/// time other requests than the ones a `batch` run assembles.
+fn read_batch(args: &BenchArgs) -> Result<Vec<Request>, Failure> {
+    let (mut lines, _) = Lines::open(Some(args.file.as_path()))?;
+    let mut requests = Vec::new();
+    while requests.len() < args.requests {
+        let Some(line) = lines.next_line()? else {
+            break;
+        };
+        let request = parse_request(&line.bytes).map_err(|bad| {
+            let name = Input::new(Some(args.file.as_path())).name();
+            Failure::bad_input(format!("{name}: line {}: {}", line.number, bad.problem))
+        })?;
+        requests.push((request.budget, request.results));
+    }
+    if requests.is_empty() {
+        let name = Input::new(Some(args.file.as_path())).name();
+        return Err(Failure::bad_input(format!("{name}: no requests to time")));
+    }
+    Ok(requests)
 }
 
 /// Nanoseconds since `start`.

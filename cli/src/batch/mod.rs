@@ -8,7 +8,7 @@
 //! terminal).
 
 mod progress;
-mod read;
+pub(crate) mod read;
 mod run;
 mod summary;
 
