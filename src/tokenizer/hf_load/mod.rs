@@ -7,7 +7,9 @@
 //! crate writes every file) is read straight into the crate's `BpeBuilder`, with the same
 //! options and checks; any other model goes through the crate's own reader. The rest of the
 //! file is read as the crate reads it, so the tokenizer is the one `Tokenizer::from_bytes`
-//! builds: a test compares the two, serialized, on every file it has.
+//! builds: a test compares the two, serialized, on every file it has. Two malformed shapes are
+//! read differently: an unknown top-level key is skipped (the crate fails on it, leaving its
+//! value unread), and a key a byte-pair model gives twice is refused (see [`read_bpe`]).
 
 use std::fmt;
 
