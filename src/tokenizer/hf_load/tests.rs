@@ -152,6 +152,22 @@ fn what_the_crate_refuses_is_refused() {
         r#"{{"type": "BPE", {VOCAB}, "merges": [], "x": 1, "x": 2}}"#
     ));
     assert_eq!(written(&json), reference(&json));
+    // A line of three parts is refused even where its last two would make a token.
+    let three = tokenizer(
+        r#"{"type": "BPE", "vocab": {"a": 0, "b c": 1, "ab c": 2}, "merges": ["a b c"]}"#,
+    );
+    assert!(reference(&three).is_err());
+    assert!(
+        written(&three)
+            .unwrap_err()
+            .contains("Merges text file invalid at line 1")
+    );
+    let not_a_list = tokenizer(&format!(r#"{{"type": "BPE", {VOCAB}, "merges": 5}}"#));
+    assert!(
+        written(&not_a_list)
+            .unwrap_err()
+            .contains("expected a list of merges")
+    );
     // Where the crate's reader is not used, the errors say what was expected, in our words.
     let not_a_merge = tokenizer(&format!(r#"{{"type": "BPE", {VOCAB}, "merges": [7]}}"#));
     let message = written(&not_a_merge).unwrap_err();
