@@ -74,9 +74,10 @@ pub(crate) struct BenchArgs {
     #[command(flatten)]
     pub(crate) build: BuildArgs,
 
-    /// How many timed assemblies to run (after a few untimed warm-up ones).
-    #[arg(long, value_name = "N", default_value_t = 200, value_parser = parse_iterations)]
-    pub(crate) iterations: usize,
+    /// How many timed assemblies to run (after a few untimed warm-up ones) [default: 200; with
+    /// --batch, one per request held, so that each is timed once].
+    #[arg(long, value_name = "N", value_parser = parse_iterations)]
+    pub(crate) iterations: Option<usize>,
 
     /// Print one JSON object with the keys iterations, minNs, medianNs, maxNs, floorNs (one
     /// encode of the produced text by the same engine, timed in alternation), tokenCount and
@@ -93,7 +94,7 @@ pub(crate) struct BenchArgs {
     /// Read FILE as `batch` reads it (JSON Lines, one request per line, a line's budget
     /// applying to it) and time its requests in turn, the first --requests of them: as in a
     /// `batch` run, each assembly meets text the last one did not. The figures are per
-    /// request; pass --iterations of at least --requests to time each request.
+    /// request.
     #[arg(long)]
     pub(crate) batch: bool,
 
@@ -106,6 +107,9 @@ pub(crate) struct BenchArgs {
     #[arg(value_name = "FILE")]
     pub(crate) file: PathBuf,
 }
+
+/// How many timed assemblies `bench` runs by default on one request.
+pub(crate) const DEFAULT_BENCH_ITERATIONS: usize = 200;
 
 /// How many requests `bench --batch` holds by default: 1,000 of the 50 x 2 KiB kind are about
 /// 120 MB of text, far more than a processor's caches, as a long batch run is.

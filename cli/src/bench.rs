@@ -8,7 +8,7 @@ use std::time::Instant;
 use mentor_context::{MentorRagResult, TokenCache};
 use serde::Serialize;
 
-use crate::args::{BenchArgs, build};
+use crate::args::{BenchArgs, DEFAULT_BENCH_ITERATIONS, build};
 use crate::batch::read::{Lines, parse_request};
 use crate::input::Input;
 use crate::output::{Failure, json_line};
@@ -84,13 +84,18 @@ pub(crate) fn run(args: &BenchArgs) -> Result<String, Failure> {
     for request in timed.iter().cycle().take(WARM_UP_ASSEMBLIES) {
         std::hint::black_box(assemblers[request.assembler].assemble(&request.results));
     }
+    let iterations = args.iterations.unwrap_or(if args.batch {
+        timed.len()
+    } else {
+        DEFAULT_BENCH_ITERATIONS
+    });
     let tokenizer = assemblers[0].tokenizer();
     let mut lengths = Vec::new();
-    let mut times = Vec::with_capacity(args.iterations);
-    let mut floors = Vec::with_capacity(args.iterations);
+    let mut times = Vec::with_capacity(iterations);
+    let mut floors = Vec::with_capacity(iterations);
     let mut token_count = 0;
     let mut bytes_tokenized = 0;
-    for request in timed.iter().cycle().take(args.iterations) {
+    for request in timed.iter().cycle().take(iterations) {
         let assembler = &assemblers[request.assembler];
         let start = Instant::now();
         let (context, stats) = assembler.assemble_with_stats(&request.results);

@@ -320,6 +320,11 @@ fn bench_batch_times_each_request_under_its_own_budget() {
     assert_eq!(second["iterations"], 2);
     assert_eq!(second["tokenCount"], small);
     assert_eq!(bench("3")["tokenCount"], full);
+    // By default each request held is timed once; one request without --batch, 200 times.
+    let each = run(&["bench", "--json", "--batch", "--requests", "2", file.path()]).json();
+    assert_eq!(each["iterations"], 2);
+    let one = run_with_stdin(&["bench", "--json", "-"], good.as_bytes()).json();
+    assert_eq!(one["iterations"], 200);
     // Reading on, the broken line stops the bench, named; so does a file with no request.
     let args = ["bench", "--batch", "--requests", "3", file.path()];
     run(&args).bad(&["line 4:", "bench.jsonl"]);
