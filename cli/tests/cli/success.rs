@@ -192,7 +192,9 @@ fn bench_reports_min_median_max() {
         ns("minNs") <= ns("medianNs") && ns("medianNs") <= ns("maxNs"),
         "{report}"
     );
-    assert!(ns("floorNs") > 0, "{report}");
+    // Real clock readings: assembling or encoding kilobytes of text takes microseconds, so
+    // a figure of 100 ns or less means the clock was not read.
+    assert!(ns("minNs") > 100 && ns("floorNs") > 100, "{report}");
     let assembled = run(&["assemble", "--json", PRICING]).json();
     assert_eq!(report["tokenCount"], assembled["tokenCount"]);
 
