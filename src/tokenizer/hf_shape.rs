@@ -1,11 +1,8 @@
 //! What a `tokenizer.json` file's shape allows: which family it is, whether splits can be
 //! exact, the longest token, and how to turn the `tokenizers` crate's tokens into byte lengths.
 
-use serde::Deserialize;
 use serde_json::Value;
 use tokenizers::Encoding;
-
-use crate::error::Error;
 
 /// cl100k_base's split pattern, which Llama 3 (and 3.1 to 3.3) uses unchanged.
 const CL100K_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
@@ -44,85 +41,56 @@ pub(super) struct Shape {
     added: Vec<u32>,
 }
 
-/// The parts of `tokenizer.json` read here; the vocabulary and merges are skipped.
-#[derive(Deserialize)]
-struct FileShape {
-    #[serde(default)]
-    normalizer: Option<Value>,
-    #[serde(default)]
-    pre_tokenizer: Option<Value>,
-    #[serde(default)]
-    added_tokens: Vec<AddedToken>,
-    model: ModelShape,
+/// What the shape is worked out from: the parts of `tokenizer.json` it needs, gathered by the
+/// one-pass reader (`hf_load`) as it reads the file, so the file is read once.
+pub(super) struct FileFacts {
+    /// The normalizer and the pre-tokenizer, as the file writes them.
+    pub(super) normalizer: Option<Value>,
+    pub(super) pre_tokenizer: Option<Value>,
+    pub(super) added_tokens: Vec<AddedToken>,
+    pub(super) model: ModelFacts,
 }
 
-#[derive(Deserialize)]
-struct AddedToken {
-    id: u32,
-    content: String,
-    special: bool,
-    #[serde(default)]
-    lstrip: bool,
-    #[serde(default)]
-    rstrip: bool,
-    #[serde(default)]
-    single_word: bool,
+/// An entry of the file's `added_tokens`.
+pub(super) struct AddedToken {
+    pub(super) id: u32,
+    pub(super) content: String,
+    pub(super) special: bool,
+    pub(super) lstrip: bool,
+    pub(super) rstrip: bool,
+    pub(super) single_word: bool,
 }
 
-#[derive(Deserialize)]
-struct ModelShape {
-    #[serde(rename = "type", default)]
-    kind: Option<String>,
-    #[serde(default)]
-    byte_fallback: bool,
-    #[serde(default)]
-    vocab: LongestToken,
-}
-
-/// The most characters, and the most bytes, of any token string of the vocabulary, read in
-/// the same pass over
-/// the file without keeping the vocabulary (asking the loaded tokenizer for it copies 128k
-/// strings: a tenth of the load time).
+/// The model's `type` (if given), its `byte_fallback`, and its longest token.
 #[derive(Default)]
-struct LongestToken {
+pub(super) struct ModelFacts {
+    pub(super) kind: Option<String>,
+    pub(super) byte_fallback: bool,
+    pub(super) vocab: LongestToken,
+}
+
+/// The most characters, and the most bytes, of any token string of the vocabulary.
+#[derive(Default)]
+pub(super) struct LongestToken {
     chars: usize,
     bytes: usize,
 }
 
-impl<'de> Deserialize<'de> for LongestToken {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> serde::de::Visitor<'de> for Visitor {
-            type Value = LongestToken;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a vocabulary")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Self::Value, A::Error> {
-                let mut longest = LongestToken::default();
-                while let Some((token, _)) =
-                    map.next_entry::<std::borrow::Cow<'de, str>, serde::de::IgnoredAny>()?
-                {
-                    longest.chars = longest.chars.max(token.chars().count());
-                    longest.bytes = longest.bytes.max(token.len());
-                }
-                Ok(longest)
-            }
-            // Unigram vocabularies are lists; no bound is read from them.
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<Self::Value, A::Error> {
-                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-                Ok(LongestToken {
-                    chars: usize::MAX,
-                    bytes: usize::MAX,
-                })
-            }
-        }
-        deserializer.deserialize_any(Visitor)
+impl LongestToken {
+    /// No bound: for a vocabulary given as a list (Unigram), from which none is read.
+    pub(super) const UNBOUNDED: LongestToken = LongestToken {
+        chars: usize::MAX,
+        bytes: usize::MAX,
+    };
+
+    /// The longest of `tokens`.
+    pub(super) fn of<'a>(tokens: impl IntoIterator<Item = &'a str>) -> LongestToken {
+        tokens
+            .into_iter()
+            .fold(LongestToken::default(), |longest, token| LongestToken {
+                chars: longest.chars.max(token.chars().count()),
+                bytes: longest.bytes.max(token.len()),
+            })
     }
 }
 
@@ -149,10 +117,8 @@ fn no_normalizer(value: Option<&Value>) -> bool {
 }
 
 impl Shape {
-    /// Reads the shape of `json`, which `tokenizer` was loaded from.
-    pub(super) fn read(json: &[u8]) -> Result<Shape, Error> {
-        let file: FileShape =
-            serde_json::from_slice(json).map_err(|e| Error::tokenizer_data(e.to_string()))?;
+    /// The shape of the file `file` was gathered from.
+    pub(super) fn new(file: &FileFacts) -> Shape {
         let pre = pre_tokenizers(file.pre_tokenizer.as_ref());
         let regexes: Vec<&str> = pre
             .iter()
@@ -211,14 +177,14 @@ impl Shape {
         } else {
             usize::MAX
         };
-        Ok(Shape {
+        Shape {
             family,
             split_rule,
             max_token_bytes,
             byte_level,
             byte_fallback: file.model.byte_fallback,
             added,
-        })
+        }
     }
 
     /// The bytes of the text token `i` stands for, by its string alone; `0` when unknown.

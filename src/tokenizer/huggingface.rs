@@ -78,14 +78,14 @@ impl HuggingFaceTokenizer {
     /// [`Error::TokenizerFile`] when `json` is not a tokenizer the `tokenizers` crate can
     /// load.
     pub fn from_slice(json: &[u8]) -> Result<HuggingFaceTokenizer, Error> {
-        let mut tokenizer =
+        let (mut tokenizer, facts) =
             read_tokenizer(json).map_err(|e| Error::tokenizer_data(e.to_string()))?;
         tokenizer.set_encode_special_tokens(true);
         tokenizer
             .with_truncation(None)
             .map_err(|e| Error::tokenizer_data(e.to_string()))?;
         tokenizer.with_padding(None);
-        let shape = Shape::read(json)?;
+        let shape = Shape::new(&facts);
         let name = file_name(shape.family, json);
         Ok(HuggingFaceTokenizer {
             tokenizer,

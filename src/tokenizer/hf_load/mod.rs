@@ -17,13 +17,16 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 use tokenizers::models::bpe::{BpeBuilder, Merges, Vocab};
+
+use super::hf_shape::{AddedToken as AddedTokenFacts, FileFacts, LongestToken, ModelFacts};
 use tokenizers::{
     AddedToken, DecoderWrapper, ModelWrapper, NormalizerWrapper, PaddingParams,
     PostProcessorWrapper, PreTokenizerWrapper, Tokenizer, TokenizerBuilder, TruncationParams,
 };
 
-/// Reads `json` as `Tokenizer::from_bytes` would, and refuses what it refuses.
-pub(super) fn read_tokenizer(json: &[u8]) -> Result<Tokenizer, serde_json::Error> {
+/// Reads `json` as `Tokenizer::from_bytes` would, and refuses what it refuses; with it, what
+/// the file's shape is worked out from, gathered on the way.
+pub(super) fn read_tokenizer(json: &[u8]) -> Result<(Tokenizer, FileFacts), serde_json::Error> {
     // Checked as UTF-8 once, in bulk: read from a `&str`, serde_json does not check each of
     // the file's 700,000 strings again (4% of the instructions of a load). Bytes
     // that are not UTF-8 are refused either way; this way, serde_json's reader names where.
@@ -31,17 +34,17 @@ pub(super) fn read_tokenizer(json: &[u8]) -> Result<Tokenizer, serde_json::Error
         Ok(text) => serde_json::from_str::<OnePass>(text),
         Err(_) => serde_json::from_slice::<OnePass>(json),
     }
-    .map(|one_pass| one_pass.0)
+    .map(|one_pass| (one_pass.0, one_pass.1))
 }
 
-struct OnePass(Tokenizer);
+struct OnePass(Tokenizer, FileFacts);
 
 /// An entry of `added_tokens`: the token and the id the file gives it (which, as in the
-/// crate, is not used: the model's own id or the next free one is).
+/// crate, the tokenizer does not use: the model's own id or the next free one is; the shape
+/// reads it).
 #[derive(Deserialize)]
 struct AddedTokenWithId {
-    #[serde(rename = "id")]
-    _id: u32,
+    id: u32,
     #[serde(flatten)]
     token: AddedToken,
 }
@@ -88,6 +91,7 @@ impl<'de> Visitor<'de> for TokenizerVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<OnePass, A::Error> {
         let mut builder = Builder::new();
         let mut tokens: Vec<AddedTokenWithId> = Vec::new();
+        let mut model = ModelFacts::default();
         while let Some(key) = map.next_key::<String>()? {
             match key.as_str() {
                 "version" => {
@@ -108,7 +112,11 @@ impl<'de> Visitor<'de> for TokenizerVisitor {
                 "added_tokens" => tokens = map.next_value()?,
                 "normalizer" => builder = builder.with_normalizer(map.next_value()?),
                 "pre_tokenizer" => builder = builder.with_pre_tokenizer(map.next_value()?),
-                "model" => builder = builder.with_model(map.next_value_seed(ModelSeed)?),
+                "model" => {
+                    let (wrapper, facts) = map.next_value_seed(ModelSeed)?;
+                    builder = builder.with_model(wrapper);
+                    model = facts;
+                }
                 "decoder" => builder = builder.with_decoder(map.next_value()?),
                 "post_processor" => builder = builder.with_post_processor(map.next_value()?),
                 _ => {
@@ -117,10 +125,29 @@ impl<'de> Visitor<'de> for TokenizerVisitor {
             }
         }
         let mut tokenizer = builder.build().map_err(de::Error::custom)?;
+        let added_tokens = tokens
+            .iter()
+            .map(|t| AddedTokenFacts {
+                id: t.id,
+                content: t.token.content.clone(),
+                special: t.token.special,
+                lstrip: t.token.lstrip,
+                rstrip: t.token.rstrip,
+                single_word: t.token.single_word,
+            })
+            .collect();
         tokenizer
             .add_tokens(tokens.into_iter().map(|t| t.token))
             .map_err(de::Error::custom)?;
-        Ok(OnePass(tokenizer.into()))
+        // The two small parts the shape reads as the file writes them: written back from what
+        // was built, in the crate's own format.
+        let facts = FileFacts {
+            normalizer: as_value(tokenizer.get_normalizer())?,
+            pre_tokenizer: as_value(tokenizer.get_pre_tokenizer())?,
+            added_tokens,
+            model,
+        };
+        Ok(OnePass(tokenizer.into(), facts))
     }
 }
 
@@ -129,21 +156,21 @@ impl<'de> Visitor<'de> for TokenizerVisitor {
 struct ModelSeed;
 
 impl<'de> DeserializeSeed<'de> for ModelSeed {
-    type Value = ModelWrapper;
+    type Value = (ModelWrapper, ModelFacts);
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<ModelWrapper, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_map(self)
     }
 }
 
 impl<'de> Visitor<'de> for ModelSeed {
-    type Value = ModelWrapper;
+    type Value = (ModelWrapper, ModelFacts);
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a tokenizer model")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ModelWrapper, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut rest = Map::new();
         if let Some(key) = map.next_key::<String>()? {
             let value: Value = map.next_value()?;
@@ -159,7 +186,20 @@ impl<'de> Visitor<'de> for ModelSeed {
             }
             rest.insert(key, value);
         }
-        ModelWrapper::deserialize(Value::Object(rest)).map_err(de::Error::custom)
+        let facts = ModelFacts {
+            kind: rest.get("type").and_then(Value::as_str).map(str::to_owned),
+            byte_fallback: rest
+                .get("byte_fallback")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            vocab: match rest.get("vocab") {
+                Some(Value::Object(vocab)) => LongestToken::of(vocab.keys().map(String::as_str)),
+                Some(Value::Array(_)) => LongestToken::UNBOUNDED,
+                _ => LongestToken::default(),
+            },
+        };
+        let wrapper = ModelWrapper::deserialize(Value::Object(rest)).map_err(de::Error::custom)?;
+        Ok((wrapper, facts))
     }
 }
 
@@ -169,11 +209,12 @@ impl<'de> Visitor<'de> for ModelSeed {
 /// twice is refused by name (the crate buffers the model and keeps the last value, so an
 /// earlier one, even a malformed one, is dropped silently). A repeated `type` is refused, as
 /// the crate refuses it.
-fn read_bpe<'de, A: MapAccess<'de>>(mut map: A) -> Result<ModelWrapper, A::Error> {
+fn read_bpe<'de, A: MapAccess<'de>>(mut map: A) -> Result<(ModelWrapper, ModelFacts), A::Error> {
     let mut builder = BpeBuilder::new();
     let mut vocab: Option<Vocab> = None;
     let mut merges: Option<Merges> = None;
     let mut seen: Vec<String> = Vec::new();
+    let mut byte_fallback = false;
     while let Some(key) = map.next_key::<String>()? {
         if seen.contains(&key) {
             return Err(de::Error::custom(format_args!(
@@ -209,6 +250,7 @@ fn read_bpe<'de, A: MapAccess<'de>>(mut map: A) -> Result<ModelWrapper, A::Error
             "byte_fallback" => {
                 if let Some(fallback) = map.next_value()? {
                     builder = builder.byte_fallback(fallback);
+                    byte_fallback = fallback;
                 }
             }
             "ignore_merges" => {
@@ -231,11 +273,23 @@ fn read_bpe<'de, A: MapAccess<'de>>(mut map: A) -> Result<ModelWrapper, A::Error
     let (Some(vocab), Some(merges)) = (vocab, merges) else {
         return Err(de::Error::custom("Missing vocab/merges"));
     };
+    let facts = ModelFacts {
+        kind: Some("BPE".to_owned()),
+        byte_fallback,
+        vocab: LongestToken::of(vocab.keys().map(String::as_str)),
+    };
     let bpe = builder
         .vocab_and_merges(vocab, merges)
         .build()
         .map_err(de::Error::custom)?;
-    Ok(ModelWrapper::BPE(bpe))
+    Ok((ModelWrapper::BPE(bpe), facts))
+}
+
+/// `part` of the built tokenizer, written back as the file writes it.
+fn as_value<T: serde::Serialize, E: de::Error>(part: Option<&T>) -> Result<Option<Value>, E> {
+    part.map(serde_json::to_value)
+        .transpose()
+        .map_err(de::Error::custom)
 }
 
 /// `merges`, in either form the crate takes: pairs `["a", "b"]`, or the older strings `"a b"`
