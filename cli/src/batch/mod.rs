@@ -3,14 +3,15 @@
 //! Each non-blank input line is a request; each gives exactly one output line, in input
 //! order, whatever the number of jobs: its `assemble --json` report with `line` and `id`, or
 //! `{"line", "id", "error"}` when the line is bad. A bad line never stops the run. The parts:
-//! [`read`] (lines and requests), [`run`](mod@run) (the jobs and the ordered writing),
-//! [`summary`] (the line on standard error at the end) and [`progress`] (the bar, on a
-//! terminal).
+//! [`read`] (lines and requests), [`worker`] (one line's work), [`run`](mod@run) (the jobs,
+//! sharing the input and the ordered output), [`summary`] (the line on standard error at the
+//! end) and [`progress`] (the bar, on a terminal).
 
 mod progress;
 pub(crate) mod read;
 mod run;
 mod summary;
+mod worker;
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -41,7 +42,9 @@ fn run_batch(args: &BatchArgs) -> Result<ExitCode, Failure> {
     let jobs = args.jobs.unwrap_or(cores);
     let progress = Progress::new(size);
     let start = Instant::now();
-    let (summary, ending) = run::run(lines, jobs, cores, &assembler, &mut out, &progress);
+    let run::Finished {
+        summary, ending, ..
+    } = run::run(lines, jobs, &assembler, &mut out, &progress);
     let flushed = out.flush();
     let elapsed = start.elapsed();
     progress.finish();
@@ -62,8 +65,8 @@ fn run_batch(args: &BatchArgs) -> Result<ExitCode, Failure> {
 
 /// Standard output, or the file `--output` names, created now: a path that cannot be
 /// written fails the run before any input is read.
-fn open_output(args: &BatchArgs) -> Result<BufWriter<Box<dyn Write>>, Failure> {
-    let out: Box<dyn Write> = match &args.output {
+fn open_output(args: &BatchArgs) -> Result<BufWriter<Box<dyn Write + Send>>, Failure> {
+    let out: Box<dyn Write + Send> = match &args.output {
         Some(path) => Box::new(File::create(path).map_err(|err| {
             Failure::write_failed(format!(
                 "{}: cannot write: {}",
@@ -71,7 +74,9 @@ fn open_output(args: &BatchArgs) -> Result<BufWriter<Box<dyn Write>>, Failure> {
                 crate::input::io_problem(&err)
             ))
         })?),
-        None => Box::new(io::stdout().lock()),
+        // Not locked once for the run: any job may write, and the buffer locks it only when
+        // it flushes.
+        None => Box::new(io::stdout()),
     };
     Ok(BufWriter::with_capacity(1 << 16, out))
 }

@@ -54,13 +54,17 @@ impl Lines {
                 (Box::new(file), Some(size))
             }
         };
-        let lines = Lines {
+        Ok((Lines::new(reader, name), size))
+    }
+
+    /// The lines of `reader`, called `name` in messages.
+    pub(crate) fn new(reader: Box<dyn Read + Send>, name: String) -> Lines {
+        Lines {
             reader: Box::new(BufReader::with_capacity(1 << 16, reader)),
             name,
             number: 0,
             bytes_read: 0,
-        };
-        Ok((lines, size))
+        }
     }
 
     /// The next non-blank line, `None` at the end of the input.
@@ -69,9 +73,23 @@ impl Lines {
     ///
     /// A bad-input failure when the input cannot be read on.
     pub(crate) fn next_line(&mut self) -> Result<Option<Line>, Failure> {
+        let mut bytes = Vec::new();
+        Ok(self
+            .next_line_into(&mut bytes)?
+            .map(|number| Line { number, bytes }))
+    }
+
+    /// Reads the next non-blank line into `bytes`, replacing what it held, and gives its
+    /// number; `None` at the end of the input. A job reads every line into the same buffer,
+    /// so it allocates only when a line is longer than any before.
+    ///
+    /// # Errors
+    ///
+    /// A bad-input failure when the input cannot be read on.
+    pub(crate) fn next_line_into(&mut self, bytes: &mut Vec<u8>) -> Result<Option<usize>, Failure> {
         loop {
-            let mut bytes = Vec::new();
-            let read = self.reader.read_until(b'\n', &mut bytes).map_err(|err| {
+            bytes.clear();
+            let read = self.reader.read_until(b'\n', bytes).map_err(|err| {
                 Failure::bad_input(format!(
                     "{}: line {}: cannot read: {}",
                     self.name,
@@ -95,10 +113,7 @@ impl Lines {
                 bytes.drain(..3);
             }
             if !bytes.iter().all(u8::is_ascii_whitespace) {
-                return Ok(Some(Line {
-                    number: self.number,
-                    bytes,
-                }));
+                return Ok(Some(self.number));
             }
         }
     }
