@@ -7,7 +7,8 @@
    --json`, the Python medians from timeit; and, because load on a shared machine moves
    medians taken at different moments, the same three taken call by call in alternation in
    this process (the Rust call timed inside the extension, on results read once).
-2. `assemble_many` with 2 threads against 1, on 200 requests made from the bench request.
+2. `assemble_many` with 2 threads against 1, on 200 requests made from the bench request,
+   alternated call by call, with the CPU time each took.
 Prints the load average (`uptime`) before and after: on a shared machine it matters.
 """
 
@@ -25,6 +26,8 @@ from mentor_context._native import _time_rust_assemble
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "fixtures" / "bench-english.json"
+# Rounds of `assemble_many` with 1 thread and then 2.
+MANY_ROUNDS = 40
 
 
 def uptime() -> str:
@@ -79,16 +82,25 @@ def main() -> None:
           f"{py_json / 1e3:.1f} us ({py_json / rust - 1:+.1%})")
 
     requests = [[dict(r, content=f"{i} {r['content']}") for r in results] for i in range(200)]
-    speedups = []
-    for _ in range(3):
-        one = min(timeit.repeat(lambda: assembler.assemble_many(requests, threads=1),
-                                number=1, repeat=3))
-        two = min(timeit.repeat(lambda: assembler.assemble_many(requests, threads=2),
-                                number=1, repeat=3))
-        speedups.append(one / two)
-        print(f"assemble_many 200 requests: 1 thread {one * 1e3:.0f} ms, 2 threads "
-              f"{two * 1e3:.0f} ms, {one / two:.2f}x")
-    print(f"median speed-up {statistics.median(speedups):.2f}x")
+    # One call with 1 thread, then one with 2, per round: the speed-up of each round is taken
+    # from two calls a fraction of a second apart, so the machine's swings mostly cancel.
+    speedups, walls, cpus = [], {1: [], 2: []}, {1: [], 2: []}
+    for _ in range(MANY_ROUNDS):
+        wall = {}
+        for threads in (1, 2):
+            cpu, start = time.process_time(), time.perf_counter()
+            assembler.assemble_many(requests, threads=threads)
+            wall[threads] = time.perf_counter() - start
+            walls[threads].append(wall[threads])
+            cpus[threads].append(time.process_time() - cpu)
+        speedups.append(wall[1] / wall[2])
+    for threads in (1, 2):
+        print(f"assemble_many 200 requests, {threads} thread(s): median wall "
+              f"{statistics.median(walls[threads]) * 1e3:.0f} ms, CPU "
+              f"{statistics.median(cpus[threads]) * 1e3:.0f} ms")
+    low, median, high = statistics.quantiles(speedups, n=4)
+    print(f"2 threads over 1, per round: median {median:.2f}x, quartiles {low:.2f}x to "
+          f"{high:.2f}x ({MANY_ROUNDS} rounds)")
     print(uptime())
 
 

@@ -114,8 +114,9 @@ class Assembler:
     def assemble_many(
         self, requests: Iterable[Sequence[Result]], *, threads: int | None = None
     ) -> list[Report]:
-        """The reports of many requests, assembled in parallel with the GIL released, in
-        order; each equals ``assemble`` of its request."""
+        """The reports of many requests, in order; each equals ``assemble`` of its request.
+        ``threads`` threads share the work, the calling thread among them (default: one per
+        core); the GIL is released while they assemble."""
     def with_budget(self, budget: int) -> Assembler:
         """The same configuration with another budget."""
     @property

@@ -1,11 +1,12 @@
 //! The `Assembler` class: a validated configuration that assembles requests, with the GIL
 //! released while it does.
 
-use mentor_context::{Assembler, MentorRagResult};
+use mentor_context::Assembler;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
 use crate::errors::{from_library, refused};
+use crate::many;
 use crate::options::Options;
 use crate::pyser::to_python;
 use crate::report::to_json;
@@ -105,10 +106,10 @@ impl PyAssembler {
         py.detach(|| to_json(&assembler.assemble(&parsed.results)))
     }
 
-    /// The reports of many requests (each a list of results), assembled in parallel in
-    /// Rust with the GIL released, in the order of `requests`. Each is exactly what
-    /// `assemble` returns for it. `threads` sets how many threads assemble (default: rayon's
-    /// global pool, one per core).
+    /// The reports of many requests (each a list of results), in the order of `requests`.
+    /// Each is exactly what `assemble` returns for it. `threads` threads share the work, the
+    /// calling thread among them (default: one per core); the others only assemble, and the
+    /// calling thread releases the GIL while it assembles.
     #[pyo3(signature = (requests, *, threads=None))]
     fn assemble_many<'py>(
         &self,
@@ -116,25 +117,18 @@ impl PyAssembler {
         requests: &Bound<'py, PyAny>,
         threads: Option<i64>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let pool = threads.map(thread_pool).transpose()?;
-        let mut parsed: Vec<Vec<MentorRagResult>> = Vec::new();
-        for (at, request) in requests.try_iter()?.enumerate() {
-            let request =
-                read_request(&request?, self.strict).map_err(|err| located(py, &err, at))?;
-            parsed.push(request.results);
-        }
-        let assembler = &self.assembler;
-        let assemble = || assembler.assemble_many(&parsed);
-        let contexts = py.detach(|| match &pool {
-            Some(pool) => pool.install(assemble),
-            None => assemble(),
-        });
-        // Python objects are made with the GIL held, one report after another.
-        let list = PyList::empty(py);
-        for context in &contexts {
-            list.append(to_python(py, context)?)?;
-        }
-        Ok(list)
+        let threads = match threads {
+            None => std::thread::available_parallelism().map_or(1, usize::from),
+            Some(threads) => usize::try_from(threads)
+                .ok()
+                .filter(|n| (1..=MAX_THREADS).contains(n))
+                .ok_or_else(|| {
+                    refused(format!(
+                        "threads: {threads}; expected at least 1 and at most {MAX_THREADS}"
+                    ))
+                })?,
+        };
+        many::assemble_many(py, &self.assembler, self.strict, requests, threads)
     }
 
     /// The same configuration with another budget (a request that sets its own, say).
@@ -185,28 +179,9 @@ impl PyAssembler {
     }
 }
 
-/// A pool of `threads` threads for one `assemble_many` call.
-fn thread_pool(threads: i64) -> PyResult<rayon::ThreadPool> {
-    let threads = usize::try_from(threads)
-        .ok()
-        .filter(|&n| n >= 1)
-        .ok_or_else(|| refused(format!("threads: {threads}; expected at least 1")))?;
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|err| refused(format!("threads: cannot start {threads} threads: {err}")))
-}
-
-/// `err`, about request `at` of `requests`: its message says which request.
-fn located(py: Python<'_>, err: &PyErr, at: usize) -> PyErr {
-    let message = err.value(py).to_string();
-    let located = format!("requests[{at}]: {message}");
-    if err.is_instance_of::<crate::errors::MentorContextError>(py) {
-        refused(located)
-    } else {
-        pyo3::exceptions::PyTypeError::new_err(located)
-    }
-}
+/// The most `threads` for `assemble_many`, as for the command's `--jobs`: each is a thread
+/// with its own stack.
+const MAX_THREADS: usize = 1024;
 
 /// For `python/benches/measure.py`: reads `results` once, then times `repeat` calls of the
 /// Rust `assemble` alone (no conversion, no report) and returns each call's nanoseconds. The

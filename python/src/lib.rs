@@ -13,6 +13,7 @@ mod assembler;
 mod citations;
 mod depythonize;
 mod errors;
+mod many;
 mod options;
 mod pyser;
 mod report;

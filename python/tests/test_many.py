@@ -45,6 +45,31 @@ def test_a_bad_request_is_named_by_its_place():
         Assembler(100).assemble_many([[], "oops"])
     with pytest.raises(MentorContextError, match="threads: 0; expected at least 1"):
         Assembler(100).assemble_many([], threads=0)
+    with pytest.raises(MentorContextError, match="threads: 5000; .* at most 1024"):
+        Assembler(100).assemble_many([], threads=5000)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 4])
+def test_a_bad_request_late_in_a_long_batch_stops_it_whatever_the_threads(threads):
+    # Earlier requests are queued or being assembled on other threads when the bad one is
+    # read: the call still raises, naming it, and returns.
+    batch = requests(40)
+    batch[33] = [{"content": "x", "score": "high"}]
+    with pytest.raises(MentorContextError, match=r"^requests\[33\]: results\[0\]: "):
+        Assembler(300).assemble_many(batch, threads=threads)
+
+
+def test_any_iterable_of_requests_is_read_and_its_own_error_passes_through():
+    assembler = Assembler(300)
+    batch = requests(12)
+    assert assembler.assemble_many(iter(batch), threads=2) == assembler.assemble_many(batch)
+
+    def broken():
+        yield batch[0]
+        raise KeyError("the source went away")
+
+    with pytest.raises(KeyError, match="the source went away"):
+        assembler.assemble_many(broken(), threads=2)
 
 
 def ran_while(call):
