@@ -125,8 +125,8 @@ pub(crate) struct BatchArgs {
     #[command(flatten)]
     pub(crate) build: BuildArgs,
 
-    /// Assemble this many lines at once [default: the number of cores]. The output is the
-    /// same, byte for byte, whatever the number.
+    /// Run this many threads, each reading, assembling and writing lines [default: the number
+    /// of cores]. The output is the same, byte for byte, whatever the number.
     #[arg(long, value_name = "N", value_parser = parse_jobs)]
     pub(crate) jobs: Option<usize>,
 
