@@ -57,6 +57,11 @@ pub(crate) fn assemble_many<'py>(
     requests: &Bound<'py, PyAny>,
     threads: usize,
 ) -> PyResult<Bound<'py, PyList>> {
+    // No more threads than requests, when their number is known: a thread costs its start.
+    let threads = match requests.len() {
+        Ok(count) => threads.min(count.max(1)),
+        Err(_) => threads,
+    };
     let queue = Mutex::new(Queue {
         waiting: VecDeque::new(),
         closed: false,

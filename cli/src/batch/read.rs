@@ -28,8 +28,6 @@ pub(crate) struct Lines {
     name: String,
     /// Physical lines read so far.
     number: usize,
-    /// Bytes read so far, for the progress bar.
-    pub(crate) bytes_read: u64,
 }
 
 impl Lines {
@@ -63,7 +61,6 @@ impl Lines {
             reader: Box::new(BufReader::with_capacity(1 << 16, reader)),
             name,
             number: 0,
-            bytes_read: 0,
         }
     }
 
@@ -76,17 +73,23 @@ impl Lines {
         let mut bytes = Vec::new();
         Ok(self
             .next_line_into(&mut bytes)?
-            .map(|number| Line { number, bytes }))
+            .map(|(number, _)| Line { number, bytes }))
     }
 
     /// Reads the next non-blank line into `bytes`, replacing what it held, and gives its
-    /// number; `None` at the end of the input. A job reads every line into the same buffer,
-    /// so it allocates only when a line is longer than any before.
+    /// number and the input bytes it accounts for (for the progress bar): its own, its line
+    /// break's and those of the blank lines before it. `None` at the end of the input. A job
+    /// reads every line into the same buffer, so it allocates only when a line is longer than
+    /// any before.
     ///
     /// # Errors
     ///
     /// A bad-input failure when the input cannot be read on.
-    pub(crate) fn next_line_into(&mut self, bytes: &mut Vec<u8>) -> Result<Option<usize>, Failure> {
+    pub(crate) fn next_line_into(
+        &mut self,
+        bytes: &mut Vec<u8>,
+    ) -> Result<Option<(usize, u64)>, Failure> {
+        let mut consumed = 0;
         loop {
             bytes.clear();
             let read = self.reader.read_until(b'\n', bytes).map_err(|err| {
@@ -101,7 +104,7 @@ impl Lines {
                 return Ok(None);
             }
             self.number += 1;
-            self.bytes_read += read as u64;
+            consumed += read as u64;
             if bytes.last() == Some(&b'\n') {
                 bytes.pop();
                 if bytes.last() == Some(&b'\r') {
@@ -113,7 +116,7 @@ impl Lines {
                 bytes.drain(..3);
             }
             if !bytes.iter().all(u8::is_ascii_whitespace) {
-                return Ok(Some(self.number));
+                return Ok(Some((self.number, consumed)));
             }
         }
     }
@@ -218,5 +221,30 @@ fn json_problem(err: serde_json::Error) -> String {
             column, message, ..
         } => format!("column {column}: {message}"),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Lines;
+
+    #[test]
+    fn lines_keep_their_physical_numbers_and_account_for_every_byte() {
+        let input = "\u{feff}[1]\r\n\n  \n{\"results\":[]}\n\t\n[3]";
+        let mut lines = Lines::new(Box::new(std::io::Cursor::new(input)), "input".into());
+        let mut bytes = Vec::new();
+        let mut seen = Vec::new();
+        let mut consumed = 0;
+        while let Some((number, line_bytes)) = lines.next_line_into(&mut bytes).unwrap() {
+            seen.push((number, String::from_utf8(bytes.clone()).unwrap()));
+            consumed += line_bytes;
+        }
+        // The byte order mark and the line breaks are not part of a line; blank lines are
+        // skipped but counted.
+        let expected = [(1, "[1]"), (4, "{\"results\":[]}"), (6, "[3]")];
+        let expected: Vec<(usize, String)> =
+            expected.iter().map(|&(n, l)| (n, l.to_string())).collect();
+        assert_eq!(seen, expected);
+        assert_eq!(consumed, input.len() as u64);
     }
 }

@@ -48,8 +48,6 @@ struct Reading {
     lines: Lines,
     /// The place in the output of the next line read.
     seq: u64,
-    /// Input bytes accounted for by the lines read so far.
-    accounted: u64,
     /// Set at the end of the input, or when it cannot be read on.
     ended: bool,
     failure: Option<Failure>,
@@ -115,9 +113,7 @@ impl Shared<'_, '_> {
             return None;
         }
         match reading.lines.next_line_into(bytes) {
-            Ok(Some(number)) => {
-                let consumed = reading.lines.bytes_read - reading.accounted;
-                reading.accounted = reading.lines.bytes_read;
+            Ok(Some((number, consumed))) => {
                 let seq = reading.seq;
                 reading.seq += 1;
                 Some(Taken {
@@ -234,7 +230,6 @@ pub(crate) fn run(
         reading: Mutex::new(Reading {
             lines,
             seq: 0,
-            accounted: 0,
             ended: false,
             failure: None,
             most_in_flight: 0,

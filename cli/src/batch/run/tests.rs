@@ -73,6 +73,14 @@ fn a_slow_line_holds_up_the_reading_not_the_memory() {
     }
 }
 
+#[test]
+fn one_job_reads_a_line_only_when_the_one_before_is_written() {
+    let mut out = Vec::new();
+    let finished = run_on(io::Cursor::new(short_lines(0, 20)), 1, &mut out);
+    assert_eq!(finished.most_in_flight, 1);
+    assert_eq!(ids(&out), (0..20).collect::<Vec<u64>>());
+}
+
 /// Accepts `room` bytes, then fails every write.
 struct FullDisk {
     room: usize,
