@@ -76,10 +76,13 @@ pub(crate) fn assemble_many<'py>(
     let (queue, queued) = (&queue, &queued);
     let mut read = 0;
     std::thread::scope(|scope| {
+        // However this closure is left (an error, a panic), the threads started see the queue
+        // closed and empty and stop, so the scope's wait for them ends.
+        let _stop_threads = CloseOnDrop { queue, queued };
         let (done_tx, done_rx) = mpsc::channel::<Finished>();
-        for _ in 1..threads {
+        for started in 1..threads {
             let done_tx = done_tx.clone();
-            scope.spawn(move || {
+            let spawned = std::thread::Builder::new().spawn_scoped(scope, move || {
                 while let Some((at, results)) = take(queue, queued) {
                     let context = assembler.assemble(&results).into_owned();
                     if done_tx.send((at, context, results)).is_err() {
@@ -87,6 +90,11 @@ pub(crate) fn assemble_many<'py>(
                     }
                 }
             });
+            if let Err(err) = spawned {
+                return Err(refused(format!(
+                    "threads: cannot start {threads} threads (started {started}): {err}"
+                )));
+            }
         }
         drop(done_tx);
         // (In a mutex only because waiting on it without the GIL needs a `Sync` receiver.)
@@ -116,8 +124,15 @@ pub(crate) fn assemble_many<'py>(
             Ok(())
         })();
         // No more requests: the other threads stop once the queue is empty, and this one
-        // assembles what is still queued rather than wait for them.
-        lock(queue).closed = true;
+        // assembles what is still queued rather than wait for them. After an error nothing
+        // queued is assembled.
+        {
+            let mut queue = lock(queue);
+            queue.closed = true;
+            if outcome.is_err() {
+                queue.waiting.clear();
+            }
+        }
         queued.notify_all();
         outcome?;
         loop {
@@ -137,6 +152,23 @@ pub(crate) fn assemble_many<'py>(
         Ok(())
     })?;
     Ok(reports)
+}
+
+/// Closes the queue and drops what it holds when dropped.
+struct CloseOnDrop<'q> {
+    queue: &'q Mutex<Queue>,
+    queued: &'q Condvar,
+}
+
+impl Drop for CloseOnDrop<'_> {
+    fn drop(&mut self) {
+        {
+            let mut queue = lock(self.queue);
+            queue.closed = true;
+            queue.waiting.clear();
+        }
+        self.queued.notify_all();
+    }
 }
 
 /// The next request for an assembling thread, waiting for one; `None` once the queue is

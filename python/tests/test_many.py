@@ -1,6 +1,8 @@
 """`assemble_many` is a loop of `assemble`, in parallel, with the GIL released."""
 
 import json
+import subprocess
+import sys
 import threading
 import time
 
@@ -113,3 +115,34 @@ def test_another_python_thread_runs_while_assembling(many):
     assert end - start > 0.05, "the call is too short to tell"
     middle = [t for t in ticks if start + quarter < t < end - quarter]
     assert len(middle) >= 3, (end - start, len(ticks))
+
+
+SPAWN_FAILS = r"""
+import resource, sys
+from mentor_context import Assembler, MentorContextError
+
+assembler = Assembler(300)
+with open("/proc/self/status") as status:
+    size = next(int(l.split()[1]) * 1024 for l in status if l.startswith("VmSize:"))
+# Room for a few dozen thread stacks (2 MiB each), not for 1024.
+soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+resource.setrlimit(resource.RLIMIT_AS, (size + (96 << 20), hard))
+try:
+    assembler.assemble_many(([{"content": "hello", "score": 1}] for _ in range(10)), threads=1024)
+except MentorContextError as err:
+    resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    print("refused:", err)
+    sys.exit(0)
+resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+print("no error")
+sys.exit(1)
+"""
+
+
+def test_threads_that_cannot_start_are_an_error_not_a_hang():
+    # Threads already started must stop and the call must raise: it used to wait for them
+    # forever, with the GIL held.
+    done = subprocess.run([sys.executable, "-c", SPAWN_FAILS], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    assert "threads: cannot start 1024 threads (started " in done.stdout, done.stdout

@@ -48,7 +48,7 @@ fn run_batch(args: &BatchArgs) -> Result<ExitCode, Failure> {
     let flushed = out.flush();
     let elapsed = start.elapsed();
     progress.finish();
-    if let Ending::OutputFailed(failure) = ending {
+    if let Ending::OutputFailed(failure) | Ending::NotStarted(failure) = ending {
         return Err(failure);
     }
     flushed.map_err(|err| Failure::write_failed(format!("cannot write the output: {err}")))?;

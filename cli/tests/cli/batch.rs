@@ -332,3 +332,25 @@ fn bench_batch_times_each_request_under_its_own_budget() {
     run(&["bench", "--batch", empty.path()]).bad(&["no requests to time"]);
     run(&["bench", "--requests", "2", file.path()]).bad(&["--batch"]);
 }
+
+#[test]
+#[cfg(target_os = "linux")]
+fn jobs_that_cannot_start_are_one_error_line_and_nothing_read() {
+    // Under a 250 MB address-space limit a few dozen thread stacks fit, not 1024. The run
+    // must end with one line naming --jobs, not abort or wait for the jobs that started.
+    let file = TempFile::new("nostart.jsonl", b"[{\"content\":\"a\",\"score\":1}]\n");
+    let output = std::process::Command::new("sh")
+        .args(["-c", "ulimit -v 250000 && exec \"$0\" \"$@\""])
+        .arg(env!("CARGO_BIN_EXE_mentor-context"))
+        .args(["batch", "--jobs", "1024", file.path()])
+        .output()
+        .expect("sh runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(output.stdout.is_empty());
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("--jobs 1024: cannot start 1024 threads (started "),
+        "{stderr}"
+    );
+}

@@ -41,6 +41,8 @@ pub(crate) enum Ending {
     InputFailed(Failure),
     /// The output could not be written.
     OutputFailed(Failure),
+    /// Not all the jobs could be started (a limit on threads or memory); nothing was read.
+    NotStarted(Failure),
 }
 
 /// The input side, under its lock.
@@ -247,13 +249,35 @@ pub(crate) fn run(
         window: jobs as u64 * LINES_PER_JOB,
         progress,
     };
+    let mut not_started = None;
     std::thread::scope(|scope| {
         let shared = &shared;
-        for _ in 1..jobs {
-            scope.spawn(move || shared.work(assembler));
+        {
+            // Held while the jobs start: each waits for it to read its first line, so either
+            // every job starts or none reads anything.
+            let mut reading = lock(&shared.reading);
+            for started in 1..jobs {
+                let spawned = std::thread::Builder::new().spawn_scoped(scope, move || {
+                    shared.work(assembler);
+                });
+                if let Err(err) = spawned {
+                    reading.ended = true;
+                    not_started = Some(Failure::bad_input(format!(
+                        "--jobs {jobs}: cannot start {jobs} threads (started {started}): {err}"
+                    )));
+                    return;
+                }
+            }
         }
         shared.work(assembler);
     });
+    if let Some(failure) = not_started {
+        return Finished {
+            summary: Summary::default(),
+            ending: Ending::NotStarted(failure),
+            most_in_flight: 0,
+        };
+    }
     let reading = shared
         .reading
         .into_inner()
