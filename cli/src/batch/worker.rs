@@ -149,3 +149,34 @@ fn error_json(line: usize, id: Option<&RawValue>, problem: &str) -> Vec<u8> {
     json_line(&report)
         .unwrap_or_else(|_| format!("{{\"line\":{line},\"error\":\"?\"}}\n").into_bytes())
 }
+
+#[cfg(test)]
+mod tests {
+    use mentor_context::ContextBuilder;
+
+    use super::{BUDGETS_REMEMBERED, Worker};
+
+    #[test]
+    fn assemblers_for_line_budgets_are_kept_but_never_more_than_the_limit() {
+        let base = ContextBuilder::new(100).build().unwrap();
+        let mut worker = Worker::new(&base);
+        // The command line's own budget, or none, is the base assembler: nothing is built.
+        assert!(std::ptr::eq(worker.assembler_for(None).unwrap(), &base));
+        assert!(std::ptr::eq(
+            worker.assembler_for(Some(100)).unwrap(),
+            &base
+        ));
+        assert!(worker.by_budget.is_empty());
+        for budget in 1..=10 {
+            assert_eq!(worker.assembler_for(Some(budget)).unwrap().budget(), budget);
+        }
+        // Asked again, each is the one already built.
+        let first = std::ptr::from_ref(worker.assembler_for(Some(1)).unwrap());
+        assert!(std::ptr::eq(worker.assembler_for(Some(1)).unwrap(), first));
+        assert_eq!(worker.by_budget.len(), 10);
+        for budget in 11..=1000 {
+            assert_eq!(worker.assembler_for(Some(budget)).unwrap().budget(), budget);
+            assert!(worker.by_budget.len() <= BUDGETS_REMEMBERED);
+        }
+    }
+}
