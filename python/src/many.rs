@@ -123,18 +123,12 @@ pub(crate) fn assemble_many<'py>(
             }
             Ok(())
         })();
-        // No more requests: the other threads stop once the queue is empty, and this one
-        // assembles what is still queued rather than wait for them. After an error nothing
-        // queued is assembled.
-        {
-            let mut queue = lock(queue);
-            queue.closed = true;
-            if outcome.is_err() {
-                queue.waiting.clear();
-            }
-        }
-        queued.notify_all();
+        // After an error the guard drops what is queued. Otherwise there are no more
+        // requests: the other threads stop once the queue is empty, and this one assembles
+        // what is still queued rather than wait for them.
         outcome?;
+        lock(queue).closed = true;
+        queued.notify_all();
         loop {
             let oldest = lock(queue).waiting.pop_front();
             let Some(oldest) = oldest else { break };
