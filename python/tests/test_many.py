@@ -117,32 +117,45 @@ def test_another_python_thread_runs_while_assembling(many):
     assert len(middle) >= 3, (end - start, len(ticks))
 
 
-SPAWN_FAILS = r"""
+UNDER_A_THREAD_LIMIT = r"""
 import resource, sys
 from mentor_context import Assembler, MentorContextError
 
 assembler = Assembler(300)
+requests = [[{"content": f"hello {i}", "score": 1}] for i in range(10)]
+expected = [assembler.assemble(r) for r in requests]
 with open("/proc/self/status") as status:
     size = next(int(l.split()[1]) * 1024 for l in status if l.startswith("VmSize:"))
 # Room for a few dozen thread stacks (2 MiB each), not for 1024.
 soft, hard = resource.getrlimit(resource.RLIMIT_AS)
 resource.setrlimit(resource.RLIMIT_AS, (size + (96 << 20), hard))
 try:
-    assembler.assemble_many(([{"content": "hello", "score": 1}] for _ in range(10)), threads=1024)
+    got = assembler.assemble_many(REQUESTS, threads=1024)
 except MentorContextError as err:
     resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
     print("refused:", err)
     sys.exit(0)
 resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
-print("no error")
-sys.exit(1)
+print("assembled", "the same" if got == expected else "differently")
+sys.exit(0)
 """
+
+
+def run_under_a_thread_limit(requests):
+    script = UNDER_A_THREAD_LIMIT.replace("REQUESTS", requests)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    return done.stdout
 
 
 def test_threads_that_cannot_start_are_an_error_not_a_hang():
     # Threads already started must stop and the call must raise: it used to wait for them
-    # forever, with the GIL held.
-    done = subprocess.run([sys.executable, "-c", SPAWN_FAILS], capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 0, (done.stdout, done.stderr)
-    assert "threads: cannot start 1024 threads (started " in done.stdout, done.stdout
+    # forever, with the GIL held. A generator has no length, so all 1024 are asked for.
+    out = run_under_a_thread_limit("iter(requests)")
+    assert "threads: cannot start 1024 threads (started " in out, out
+
+
+def test_a_list_gets_no_more_threads_than_it_has_requests():
+    # Ten requests start ten threads at most, which fit where 1024 do not.
+    assert run_under_a_thread_limit("requests") == "assembled the same\n"
