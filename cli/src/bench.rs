@@ -9,6 +9,7 @@ use mentor_context::{MentorRagResult, TokenCache};
 use serde::Serialize;
 
 use crate::args::{BenchArgs, DEFAULT_BENCH_ITERATIONS, build};
+use crate::batch::Worker;
 use crate::batch::read::{Lines, parse_request};
 use crate::input::Input;
 use crate::output::{Failure, json_line};
@@ -43,10 +44,10 @@ struct BenchReport {
 /// A request to time: the budget its line sets, and its results.
 type Request = (Option<usize>, Vec<MentorRagResult>);
 
-/// One request timed: the assembler for its budget (an index into the assemblers), its
-/// results, and the text it produces, which the floor encodes.
+/// One request timed: the budget its line sets, its results, and the text it produces, which
+/// the floor encodes.
 struct Timed {
-    assembler: usize,
+    budget: Option<usize>,
     results: Vec<MentorRagResult>,
     text: String,
 }
@@ -61,42 +62,39 @@ pub(crate) fn run(args: &BenchArgs) -> Result<String, Failure> {
         let results = Input::new(Some(args.file.as_path())).load(args.build.strict)?;
         vec![(None, results)]
     };
-    let mut assemblers = vec![assembler];
+    // The assemblers for lines' budgets, found or built as `batch` does (outside the clock).
+    let mut worker = Worker::new(&assembler);
+    let mut assembler_for = |budget| {
+        worker
+            .assembler_for(budget)
+            .cloned()
+            .map_err(|problem| Failure::bad_input(problem.to_string()))
+    };
     let mut timed = Vec::with_capacity(requests.len());
     for (budget, results) in requests {
-        let at = match budget.filter(|&b| b != assemblers[0].budget()) {
-            None => 0,
-            Some(budget) => match assemblers.iter().position(|a| a.budget() == budget) {
-                Some(at) => at,
-                None => {
-                    assemblers.push(build(&assemblers[0].config().clone().budget(budget))?);
-                    assemblers.len() - 1
-                }
-            },
-        };
-        let text = assemblers[at].assemble(&results).text;
+        let text = assembler_for(budget)?.assemble(&results).text;
         timed.push(Timed {
-            assembler: at,
+            budget,
             results,
             text,
         });
     }
     for request in timed.iter().cycle().take(WARM_UP_ASSEMBLIES) {
-        std::hint::black_box(assemblers[request.assembler].assemble(&request.results));
+        std::hint::black_box(assembler_for(request.budget)?.assemble(&request.results));
     }
     let iterations = args.iterations.unwrap_or(if args.batch {
         timed.len()
     } else {
         DEFAULT_BENCH_ITERATIONS
     });
-    let tokenizer = assemblers[0].tokenizer();
+    let tokenizer = assembler.tokenizer();
     let mut lengths = Vec::new();
     let mut times = Vec::with_capacity(iterations);
     let mut floors = Vec::with_capacity(iterations);
     let mut token_count = 0;
     let mut bytes_tokenized = 0;
     for request in timed.iter().cycle().take(iterations) {
-        let assembler = &assemblers[request.assembler];
+        let assembler = assembler_for(request.budget)?;
         let start = Instant::now();
         let (context, stats) = assembler.assemble_with_stats(&request.results);
         times.push(elapsed_ns(start));

@@ -13,6 +13,8 @@ mod run;
 mod summary;
 mod worker;
 
+pub(crate) use worker::Worker;
+
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;

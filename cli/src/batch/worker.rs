@@ -67,7 +67,7 @@ impl<'a> Worker<'a> {
     }
 
     /// The assembler for a line that sets `budget`, or why there is none.
-    fn assembler_for(&mut self, budget: Option<usize>) -> Result<&Assembler, &str> {
+    pub(crate) fn assembler_for(&mut self, budget: Option<usize>) -> Result<&Assembler, &str> {
         let Some(budget) = budget.filter(|&b| b != self.assembler.budget()) else {
             return Ok(self.assembler);
         };
