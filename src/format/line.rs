@@ -21,6 +21,12 @@ pub fn push_line(out: &mut String, text: &str) {
 /// [`push_line`], writing each stretch between breaks with `push` (which may escape it).
 pub(super) fn push_line_with(out: &mut String, text: &str, push: impl Fn(&mut String, &str)) {
     let text = collapse(text);
+    if is_plain_ascii(text) {
+        // Nothing to collapse: the search below looks at one char at a time, this at bytes,
+        // and most titles, URLs and metadata are plain ASCII.
+        push(out, text);
+        return;
+    }
     let mut rest = text;
     while let Some(at) = rest.find(breaks_line) {
         push(out, &rest[..at]);
@@ -59,12 +65,26 @@ pub(super) fn push_metadata_line(
 /// characters and invisible (default-ignorable) ones. What is left starts and ends with what
 /// a reader sees first and last.
 pub(super) fn collapse(text: &str) -> &str {
+    let bytes = text.as_bytes();
+    if bytes.first().is_some_and(u8::is_ascii_graphic)
+        && bytes.last().is_some_and(u8::is_ascii_graphic)
+    {
+        // Both ends are visible already: the trim below would stop at once, but only after
+        // a test of each end against every class of character it drops.
+        return text;
+    }
     text.trim_matches(|c: char| c.is_whitespace() || breaks_line(c) || is_invisible(c))
 }
 
 /// `text`, unless a reader would see nothing of it.
 pub(super) fn visible(text: Option<&str>) -> Option<&str> {
     text.filter(|text| !collapse(text).is_empty())
+}
+
+/// Whether `text` is printable ASCII only (space to `~`): no line breaks, no controls, nothing
+/// invisible.
+fn is_plain_ascii(text: &str) -> bool {
+    text.bytes().all(|b| matches!(b, b' '..=b'~'))
 }
 
 /// Characters that could start a new line, or reorder one, in what a reader sees: control
@@ -106,6 +126,24 @@ mod tests {
         let mut out = String::new();
         push_line(&mut out, "a\r\n\r\nb\u{202E}c\u{0007}d  e");
         assert_eq!(out, "a b c d  e");
+    }
+
+    #[test]
+    fn either_end_alone_invisible_is_trimmed() {
+        for (text, expected) in [
+            (" a", "a"),
+            ("a ", "a"),
+            ("a\u{200B}", "a"),
+            ("\u{FEFF}a b", "a b"),
+            ("a\n", "a"),
+            ("[a]", "[a]"),
+            ("~", "~"),
+        ] {
+            let mut out = String::new();
+            push_line(&mut out, text);
+            assert_eq!(out, expected, "{text:?}");
+            assert_eq!(collapse(text), expected, "{text:?}");
+        }
     }
 
     #[test]

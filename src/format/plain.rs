@@ -45,14 +45,17 @@ impl Format for PlainFormat {
 
 /// Writes a fence of backticks longer than any run of backticks in `content` (three at least).
 pub(super) fn push_fence(out: &mut String, content: &str) {
-    // Jump from backtick to backtick (`find` on one ASCII byte is a fast memchr) rather than
-    // looking at every byte: this runs twice per block, on the warm path too.
-    let mut longest = 0;
-    let mut rest = content;
-    while let Some(at) = rest.find('`') {
-        let run = rest[at..].bytes().take_while(|&b| b == b'`').count();
+    // Jump from backtick to backtick with `memchr`, which compares 32 bytes at a time, rather
+    // than looking at every byte: this runs twice per block, on the warm path too.
+    let bytes = content.as_bytes();
+    let (mut longest, mut run_end) = (0, 0);
+    for at in memchr::memchr_iter(b'`', bytes) {
+        if at < run_end {
+            continue;
+        }
+        let run = bytes[at..].iter().take_while(|&&b| b == b'`').count();
         longest = longest.max(run);
-        rest = &rest[at + run..];
+        run_end = at + run;
     }
     for _ in 0..(longest + 1).max(3) {
         out.push('`');
