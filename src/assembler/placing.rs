@@ -62,7 +62,9 @@ impl<'a, 'r> Assembly<'a, 'r> {
             config,
             frame,
             meter: Meter::new(&*config.tokenizer, config.cache.as_ref()),
-            text: String::with_capacity(config.budget.saturating_mul(5).min(1 << 20)),
+            // Room for the text at the bytes per token of sparse prose, and for the content
+            // rendered past the cut before it is measured (`place`): growing the text copies it.
+            text: String::with_capacity(config.budget.saturating_mul(8).min(1 << 20)),
             joins: Vec::new(),
             citations: Vec::new(),
             omitted: Vec::new(),
