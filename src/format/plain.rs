@@ -97,5 +97,9 @@ mod tests {
         out.clear();
         push_fence(&mut out, "``` a ````` b `");
         assert_eq!(out, "``````");
+        // A longer run right after a shorter one, away from the start.
+        out.clear();
+        push_fence(&mut out, "abcd ``x````");
+        assert_eq!(out, "`````");
     }
 }
