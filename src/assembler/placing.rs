@@ -134,6 +134,8 @@ impl<'a, 'r> Assembly<'a, 'r> {
         any_room: bool,
     ) -> usize {
         let config = self.config;
+        // Every result not placed is reported; most are.
+        self.omitted.reserve(results.len());
         let mut filters = Filters::new(config);
         let mut order = ranked(results).into_iter();
         let mut used = 0;

@@ -3,6 +3,8 @@
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
+use rustc_hash::FxHashMap;
+
 use crate::builder::ContextBuilder;
 use crate::context::OmitReason;
 use crate::fingerprint::{fingerprint, process_seed};
@@ -46,8 +48,9 @@ fn descending_key(score: f32) -> u32 {
 pub(super) struct Filters<'c, 'r> {
     config: &'c ContextBuilder,
     /// Results already tried as blocks, by the fingerprint of their source URL and content,
-    /// to find duplicates among in expected constant time each.
-    tried: HashMap<u64, Vec<&'r MentorRagResult>>,
+    /// to find duplicates among in expected constant time each. The key is already a hash,
+    /// seeded per process, so the map needs no second one resistant to crafted keys.
+    tried: FxHashMap<u64, Vec<&'r MentorRagResult>>,
     seed: u64,
     /// Blocks placed per source URL, counted only when there is a limit per source.
     per_source: HashMap<&'r str, usize>,
@@ -57,7 +60,7 @@ impl<'c, 'r> Filters<'c, 'r> {
     pub(super) fn new(config: &'c ContextBuilder) -> Self {
         Filters {
             config,
-            tried: HashMap::new(),
+            tried: FxHashMap::default(),
             seed: process_seed(),
             per_source: HashMap::new(),
         }
