@@ -17,6 +17,11 @@
 //! - `backend/{english,multilingual}/{o200k,cl100k}`: `tiktoken` and `bpe-openai`, the same
 //!   cold assembly counted by each engine, and `own-floor`, one bpe-openai encode of the
 //!   text, timed in alternation with `bpe-openai`.
+//!
+//! `cold/*/ours` with `floor`, and `backend/*/bpe-openai` with `own-floor`, run both workloads
+//! in every iteration and time one. Each sample's pair of times gives a ratio free of the
+//! load changing between the two functions; the median of those ratios is printed and written
+//! to `paired.json` in the group's criterion directory, where `report.py` reads it.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -177,16 +182,109 @@ fn huge(results: &[MentorRagResult], bytes: usize) -> MentorRagResult {
     .with_metadata([("product", "Quillstack"), ("chunk_id", "handbook#all")])
 }
 
-/// Runs `timed` and `other` in turn `iters` times; returns the time `timed` took.
-fn interleaved(iters: u64, mut timed: impl FnMut(), mut other: impl FnMut()) -> Duration {
-    let mut total = Duration::ZERO;
-    for _ in 0..iters {
-        let start = Instant::now();
-        timed();
-        total += start.elapsed();
-        other();
+/// Which of a pair of workloads a benchmark function times.
+#[derive(Clone, Copy)]
+enum Timed {
+    Ours,
+    Floor,
+}
+
+/// The times of `ours` and of its floor in every sample of a pair of benchmark functions
+/// that run both in turn. Criterion times the two functions seconds apart, and on a shared
+/// machine the load changes in between; the ratio of each sample's own pair of times, both
+/// taken over the same iterations, is free of that.
+#[derive(Default)]
+struct Pairs(std::cell::RefCell<Vec<(f64, f64)>>);
+
+impl Pairs {
+    /// Runs `ours` and `floor` in turn `iters` times, the `timed` one first; keeps both
+    /// times and returns the timed one's. What each returns is dropped after both clocks
+    /// have stopped: freeing a context or a token vector is the caller's work, as in
+    /// `mentor-context bench`.
+    fn run<A, B>(
+        &self,
+        iters: u64,
+        timed: Timed,
+        ours: &mut impl FnMut() -> A,
+        floor: &mut impl FnMut() -> B,
+    ) -> Duration {
+        let (mut first, mut second) = (Duration::ZERO, Duration::ZERO);
+        for _ in 0..iters {
+            let (a, b);
+            let start = Instant::now();
+            let middle = match timed {
+                Timed::Ours => {
+                    a = black_box(ours());
+                    let middle = Instant::now();
+                    b = black_box(floor());
+                    middle
+                }
+                Timed::Floor => {
+                    b = black_box(floor());
+                    let middle = Instant::now();
+                    a = black_box(ours());
+                    middle
+                }
+            };
+            first += middle - start;
+            second += middle.elapsed();
+            drop((a, b));
+        }
+        let (ours_time, floor_time) = match timed {
+            Timed::Ours => (first, second),
+            Timed::Floor => (second, first),
+        };
+        self.0
+            .borrow_mut()
+            .push((ours_time.as_secs_f64(), floor_time.as_secs_f64()));
+        first
     }
-    total
+
+    /// Benchmarks `ours` and `floor` as the functions `ours_name` and `floor_name` of `group`,
+    /// then prints the median of the per-sample ratios and writes it to `paired.json` in
+    /// criterion's directory for the group, for `report.py`.
+    fn bench<A, B>(
+        group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+        group_id: &str,
+        (ours_name, mut ours): (&str, impl FnMut() -> A),
+        (floor_name, mut floor): (&str, impl FnMut() -> B),
+    ) {
+        let pairs = Pairs::default();
+        group.bench_function(ours_name, |b| {
+            b.iter_custom(|iters| pairs.run(iters, Timed::Ours, &mut ours, &mut floor));
+        });
+        group.bench_function(floor_name, |b| {
+            b.iter_custom(|iters| pairs.run(iters, Timed::Floor, &mut ours, &mut floor));
+        });
+        let mut ratios: Vec<f64> = pairs.0.into_inner().iter().map(|(o, f)| o / f).collect();
+        if ratios.is_empty() {
+            // Filtered out: neither function ran.
+            return;
+        }
+        ratios.sort_by(f64::total_cmp);
+        let median = ratios[ratios.len() / 2];
+        let (low, high) = (ratios[ratios.len() / 10], ratios[ratios.len() * 9 / 10]);
+        eprintln!(
+            "{group_id}: {ours_name} / {floor_name} paired over {} samples: median {median:.3} \
+             (10th to 90th percentile {low:.3} to {high:.3})",
+            ratios.len()
+        );
+        let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
+            || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
+            std::path::PathBuf::from,
+        );
+        let dir = target.join("criterion").join(group_id.replace('/', "_"));
+        let json = format!(
+            "{{\"ours\": \"{ours_name}\", \"floor\": \"{floor_name}\", \"samples\": {}, \
+             \"median\": {median}, \"p10\": {low}, \"p90\": {high}}}\n",
+            ratios.len()
+        );
+        if let Err(e) = std::fs::create_dir_all(&dir)
+            .and_then(|()| std::fs::write(dir.join("paired.json"), json))
+        {
+            eprintln!("{group_id}: paired.json not written: {e}");
+        }
+    }
 }
 
 fn configure(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>) {
@@ -215,18 +313,10 @@ fn cold(c: &mut Criterion) {
             configure(&mut group);
             // `ours` and `floor` each run both workloads in turn and time one, so that the
             // load of a shared machine falls on both alike: their ratio is the target.
-            let assemble = || {
-                black_box(builder.assemble(black_box(&results)));
-            };
-            let encode = || {
-                black_box(floor(bpe, black_box(&text)));
-            };
-            group.bench_function("ours", |b| {
-                b.iter_custom(|iters| interleaved(iters, assemble, encode));
-            });
-            group.bench_function("floor", |b| {
-                b.iter_custom(|iters| interleaved(iters, encode, assemble));
-            });
+            let assemble = || builder.assemble(black_box(&results));
+            let encode = || bpe.encode_ordinary(black_box(&text));
+            let id = format!("cold/{name}/{}", short_name(encoding));
+            Pairs::bench(&mut group, &id, ("ours", assemble), ("floor", encode));
             group.bench_function("naive", |b| {
                 b.iter(|| naive(black_box(&results), BUDGET, bpe));
             });
@@ -348,21 +438,20 @@ fn backend(c: &mut Criterion) {
             group.bench_function("tiktoken", |b| {
                 b.iter(|| reference.assemble(black_box(&results)));
             });
-            let assemble = || {
-                black_box(fast.assemble(black_box(&results)));
-            };
+            let assemble = || fast.assemble(black_box(&results));
             let mut lengths = Vec::new();
-            let mut encode = || {
+            let encode = || {
                 lengths.clear();
                 own.token_lengths(black_box(&text), &mut lengths);
                 black_box(&lengths);
             };
-            group.bench_function("bpe-openai", |b| {
-                b.iter_custom(|iters| interleaved(iters, assemble, &mut encode));
-            });
-            group.bench_function("own-floor", |b| {
-                b.iter_custom(|iters| interleaved(iters, &mut encode, assemble));
-            });
+            let id = format!("backend/{name}/{}", short_name(encoding));
+            Pairs::bench(
+                &mut group,
+                &id,
+                ("bpe-openai", assemble),
+                ("own-floor", encode),
+            );
             group.finish();
         }
     }

@@ -2,7 +2,8 @@
 """Turns the results of `cargo bench --bench assemble` into same-run ratios and a plot.
 
 Reads criterion's `target/criterion/**/new/estimates.json` (the median point estimate), with
-the benchmark's IDs from the `benchmark.json` beside it, prints a markdown table of the
+the benchmark's IDs from the `benchmark.json` beside it, and the per-sample ratios of the paired
+groups (`paired.json`, written by the benchmark), prints a markdown table of the
 ratios the performance targets are stated in, and writes `docs/cost-vs-budget.svg`.
 
 Usage: python3 benches/report.py [--criterion DIR] [--svg FILE]
@@ -47,6 +48,17 @@ def load(criterion_dir):
     return medians
 
 
+def load_paired(criterion_dir):
+    """The median per-sample ratio of each paired group (`paired.json`), by group ID."""
+    paired = {}
+    for dirpath, _, filenames in os.walk(criterion_dir):
+        if "paired.json" in filenames:
+            with open(os.path.join(dirpath, "paired.json"), encoding="utf-8") as f:
+                group = os.path.relpath(dirpath, criterion_dir).replace("_", "/")
+                paired[group] = json.load(f)["median"]
+    return paired
+
+
 def fmt_ratio(value):
     return "n/a" if value is None else f"{value:.3f}"
 
@@ -71,7 +83,7 @@ def table(header, rows):
     return "\n".join(lines)
 
 
-def report(m):
+def report(m, paired):
     out = []
     out.append("## Cold: 50 results of ~2 KiB into 4,000 tokens (target ours/F <= 1.1)\n")
     rows = []
@@ -81,10 +93,10 @@ def report(m):
             ours, floor, naive = (m.get(f"{g}/{f}") for f in ("ours", "floor", "naive"))
             r = ratio(ours, floor)
             rows.append([fixture, enc, fmt_us(ours), fmt_us(floor), fmt_us(naive),
-                         fmt_ratio(r), fmt_ratio(ratio(naive, floor)),
+                         fmt_ratio(r), fmt_ratio(paired.get(g)), fmt_ratio(ratio(naive, floor)),
                          fmt_ratio(ratio(naive, ours)), verdict(r, COLD_TARGET)])
     out.append(table(["fixture", "encoding", "ours µs", "F µs", "naive µs", "ours/F",
-                      "naive/F", "speedup naive/ours", "cold target"], rows))
+                      "ours/F paired", "naive/F", "speedup naive/ours", "cold target"], rows))
 
     out.append("\n## Warm: the same, with a warmed TokenCache (target warm/F <= 0.1)\n")
     rows = []
@@ -124,13 +136,16 @@ def report(m):
         for enc in ENCODINGS:
             g = f"backend/{fixture}/{enc}"
             slow, fast = m.get(f"{g}/tiktoken"), m.get(f"{g}/bpe-openai")
+            own = m.get(f"{g}/own-floor")
             if slow is not None and fast is not None:
-                rows.append([fixture, enc, fmt_us(slow), fmt_us(fast),
-                             fmt_ratio(ratio(slow, fast))])
+                rows.append([fixture, enc, fmt_us(slow), fmt_us(fast), fmt_us(own),
+                             fmt_ratio(ratio(slow, fast)), fmt_ratio(ratio(fast, own)),
+                             fmt_ratio(paired.get(g))])
     if rows:
-        out.append("\n## Backend: the cold assembly counted by bpe-openai (--features bpe-openai)\n")
+        out.append("\n## Engines: the cold assembly counted by tiktoken-rs and by bpe-openai\n")
         out.append(table(["fixture", "encoding", "tiktoken-rs µs", "bpe-openai µs",
-                          "speedup"], rows))
+                          "own floor µs", "speedup", "bpe-openai / own floor",
+                          "paired"], rows))
     return "\n".join(out)
 
 
@@ -239,7 +254,7 @@ def main():
     medians = load(args.criterion)
     if not medians:
         sys.exit(f"no criterion results under {args.criterion}; run `cargo bench --bench assemble`")
-    print(report(medians))
+    print(report(medians, load_paired(args.criterion)))
     os.makedirs(os.path.dirname(os.path.abspath(args.svg)), exist_ok=True)
     with open(args.svg, "w", encoding="utf-8", newline="\n") as f:
         f.write(svg(medians))
