@@ -12,10 +12,9 @@
 
 use std::sync::LazyLock;
 
-use bpe_openai::byte_pair_encoding::BytePairEncoding;
-use rustc_hash::FxHashSet;
-
+use super::vocabulary::Vocabulary;
 use super::{Encoding, Engine, OpenAiTokenizer, TokenCounter, pieces};
+use bpe_openai::byte_pair_encoding::BytePairEncoding;
 
 /// No limit per call. A pre-tokenizer that cannot backtrack does not panic or stall on a
 /// long run without a break: 2 MB of spaces, newlines, one letter, digits, CJK or `"a\n"`
@@ -35,19 +34,19 @@ pub(super) fn ships(encoding: Encoding) -> bool {
 /// tiktoken encodes a piece that is itself a token as that one token without running the
 /// byte-pair merges (`CoreBPE::encode_ordinary`), and most pieces of prose are: a word with
 /// its leading space. Looking the piece up is several times cheaper than `bpe`'s backtracking
-/// encoder, which allocates for every piece. The set is about 200,000 slices into the
-/// tokenizer's own tables, no copies.
+/// encoder, which allocates for every piece.
 struct Loaded {
     bpe: &'static BytePairEncoding,
-    vocabulary: FxHashSet<&'static [u8]>,
+    vocabulary: Vocabulary,
 }
 
 impl Loaded {
     fn new(tokenizer: &'static bpe_openai::Tokenizer) -> Loaded {
         let bpe = &tokenizer.bpe;
-        let vocabulary = (0..u32::try_from(bpe.num_tokens()).unwrap_or(u32::MAX))
-            .map(|token| bpe.token_bytes(token))
-            .collect();
+        let vocabulary = Vocabulary::new(
+            (0..u32::try_from(bpe.num_tokens()).unwrap_or(u32::MAX))
+                .map(|token| bpe.token_bytes(token)),
+        );
         Loaded { bpe, vocabulary }
     }
 }

@@ -25,6 +25,7 @@ mod pieces;
 mod split_rule;
 mod tekken;
 mod tiktoken;
+mod vocabulary;
 
 #[allow(deprecated)]
 pub use bpe_openai::FastEncoding;
