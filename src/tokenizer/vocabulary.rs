@@ -7,7 +7,7 @@
 //! [`SHORT_TOKEN_BYTES`] bytes (nearly all of them) is a 128-bit key holding its bytes and
 //! length, compared in place; only longer ones are kept as slices.
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxBuildHasher, FxHashSet};
 
 /// The longest token kept as a 128-bit key: fifteen bytes of text and one of length.
 const SHORT_TOKEN_BYTES: usize = 15;
@@ -22,8 +22,11 @@ pub(super) struct Vocabulary {
 
 impl Vocabulary {
     /// The set of `tokens`.
-    pub(super) fn new(tokens: impl IntoIterator<Item = &'static [u8]>) -> Self {
-        let (mut short, mut long) = (FxHashSet::default(), FxHashSet::default());
+    pub(super) fn new(tokens: impl ExactSizeIterator<Item = &'static [u8]>) -> Self {
+        // Sized once for all: growing a set of 200,000 rehashes it again and again, and this
+        // is built while a command starts.
+        let mut short = FxHashSet::with_capacity_and_hasher(tokens.len(), FxBuildHasher);
+        let mut long = FxHashSet::default();
         for token in tokens {
             if token.len() <= SHORT_TOKEN_BYTES {
                 short.insert(short_key(token));
