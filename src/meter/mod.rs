@@ -289,13 +289,20 @@ impl<'t> Meter<'t> {
                 .saturating_mul(max_token)
                 .min(max_call);
             let want = self.chunk_bytes(remaining).clamp(MIN_CHUNK_BYTES, max_call);
-            let end = if text.len() - from.at <= want {
-                Some(text.len())
-            } else {
-                self.split_near(text, from.at, from.at + want, max_call)
-            };
+            // The chunk the fixed guess would take. Where no exact split is near the chunk
+            // sized by what was seen, the meter goes on as it would with the fixed guess: a
+            // split is looked for as far as that guess looks, and only then are prefixes
+            // probed. Which blocks fit then never depends on the blocks measured before.
+            let fixed = remaining
+                .saturating_mul(CHUNK_BYTES_PER_TOKEN)
+                .clamp(MIN_CHUNK_BYTES, max_call);
+            let end = self.chunk_end(text, from.at, want, max_call).or_else(|| {
+                (fixed > want)
+                    .then(|| self.chunk_end(text, from.at, fixed, max_call))
+                    .flatten()
+            });
             let Some(end) = end else {
-                return self.probe(text, from, room, want, reach);
+                return self.probe(text, from, room, fixed, reach);
             };
             if end == text.len() && end - from.at <= remaining && self.cache.is_none() {
                 // Every token spans a byte at least, so the rest fits: only its count is
@@ -310,6 +317,16 @@ impl<'t> Meter<'t> {
                 at: end,
                 tokens: from.tokens + n,
             });
+        }
+    }
+
+    /// Where a chunk of about `want` bytes from `at` ends: the end of `text` if that is
+    /// within `want`, else an exact split near `at + want`; `None` if there is none near.
+    fn chunk_end(&self, text: &str, at: usize, want: usize, max_call: usize) -> Option<usize> {
+        if text.len() - at <= want {
+            Some(text.len())
+        } else {
+            self.split_near(text, at, at + want, max_call)
         }
     }
 

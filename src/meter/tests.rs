@@ -481,10 +481,12 @@ fn measuring_again_keeps_the_room_for_token_lengths() {
         .with_engine(Engine::BpeOpenai)
         .expect("ships");
     let mut meter = Meter::new(&tokenizer, None);
-    assert_eq!(meter.measure(&text, 50, None), None);
+    assert_eq!(meter.measure(&text, 400, None), None);
     let capacity = meter.chunk.lengths.capacity();
-    assert!(capacity > 0);
-    assert_eq!(meter.measure(&text, 50, None), None);
+    assert!(capacity >= 400);
+    // A shorter measure after it, which a fresh vector would take far less room for.
+    assert_eq!(meter.measure(&text, 10, None), None);
+    assert!(meter.chunk.lengths.len() < 100);
     assert_eq!(meter.chunk.lengths.capacity(), capacity);
 }
 
@@ -508,4 +510,33 @@ fn a_counted_text_leaves_nothing_of_the_last_one_for_a_cut() {
     // known right; never the long text's five.
     let head = meter.rebase(short, 9);
     assert!(matches!(head, None | Some(2)), "{head:?}");
+}
+
+/// Where no exact split is near the chunk sized by the text seen before, the meter looks as
+/// far as the fixed guess would, and probes as it would: whether a text fits does not depend
+/// on what the meter measured before it. (Dense text seen first made the chunk small; with a
+/// 64 KiB call limit, a text of long space runs that fit alone was then found not to.)
+#[test]
+fn what_fits_does_not_depend_on_the_text_seen_before() {
+    let tokenizer = Encoding::Cl100kBase
+        .with_engine(Engine::Tiktoken)
+        .expect("ships");
+    let dense = " ab".repeat(400);
+    let mut sparse = String::from("x");
+    for _ in 0..3 {
+        sparse.push_str(&" ".repeat(45_000));
+        sparse.push('y');
+    }
+    let total = tokenizer.count(&sparse);
+    // Room to spare: with the fixed guess the text fits in one chunk.
+    let room = 5 * total;
+    let alone = Meter::new(&tokenizer, None).measure(&sparse, room, None);
+    assert_eq!(alone, Some(total));
+    let mut meter = Meter::new(&tokenizer, None);
+    assert_eq!(
+        meter.measure(&dense, 5000, None),
+        Some(tokenizer.count(&dense))
+    );
+    assert!(meter.tokens_seen >= MIN_SEEN_TOKENS);
+    assert_eq!(meter.measure(&sparse, room, None), alone);
 }
