@@ -126,6 +126,10 @@ mod tests {
         let mut out = String::new();
         push_line(&mut out, "a\r\n\r\nb\u{202E}c\u{0007}d  e");
         assert_eq!(out, "a b c d  e");
+        // DEL is a control character too, though it sorts just after the printable ASCII.
+        out.clear();
+        push_line(&mut out, "a\u{7F}b");
+        assert_eq!(out, "a b");
     }
 
     #[test]
