@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap;
 
 use crate::builder::ContextBuilder;
 use crate::context::OmitReason;
-use crate::fingerprint::{fingerprint, process_seed};
+use crate::fingerprint::{fingerprint_wide, process_seed};
 use crate::options::Duplicates;
 use crate::record::MentorRagResult;
 
@@ -170,7 +170,7 @@ impl<'c, 'r> Filters<'c, 'r> {
     fn key(&self, result: &MentorRagResult) -> u64 {
         let content = result.content.as_bytes();
         if !self.same_url_too() {
-            return fingerprint(self.seed, &[content]);
+            return fingerprint_wide(self.seed, &[content]);
         }
         let url = result.source_url.as_deref().map_or(&[][..], str::as_bytes);
         let has_url: &[u8] = if result.source_url.is_some() {
@@ -178,7 +178,7 @@ impl<'c, 'r> Filters<'c, 'r> {
         } else {
             b""
         };
-        fingerprint(self.seed, &[has_url, url, content])
+        fingerprint_wide(self.seed, &[has_url, url, content])
     }
 }
 
