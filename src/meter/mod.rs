@@ -160,31 +160,62 @@ impl<'t> Meter<'t> {
         self.tokenizer
             .token_lengths(&text[from.at..end], &mut self.chunk.lengths);
         self.tokens_seen += self.chunk.lengths.len();
-        // Token ends include every piece end, so at an exact split the tokens before it are
-        // exactly the count of the text before it.
-        // Only tokens that end within the room can be checkpoints; this loop runs once per
-        // token of every block that is not simply counted, so it tests as little as it can.
-        let fits = room.saturating_sub(from.tokens);
-        let mark = mark.unwrap_or(usize::MAX);
-        let (mut at, mut since) = (from.at, 0);
-        for (i, &len) in self.chunk.lengths.iter().take(fits).enumerate() {
-            at += len as usize;
+        self.record_checkpoints(text, from, end, room, mark);
+        self.chunk.lengths.len()
+    }
+
+    /// Records checkpoints at the ends of the last chunk's tokens that are exact splits: about
+    /// every [`CHECKPOINT_EVERY`] tokens, and at `mark`, up to `room` tokens and short of `end`.
+    ///
+    /// Token ends include every piece end, so at an exact split the tokens before it are
+    /// exactly the count of the text before it. This runs over every token of every block
+    /// that is not simply counted, so where no token can be a checkpoint (before the next one
+    /// due, with no mark ahead, short of `end`) it adds up their lengths a stretch at a time.
+    fn record_checkpoints(
+        &mut self,
+        text: &str,
+        from: Checkpoint,
+        end: usize,
+        room: usize,
+        mark: Option<usize>,
+    ) {
+        let lengths = &self.chunk.lengths;
+        let fits = room.saturating_sub(from.tokens).min(lengths.len());
+        // The count at `from` is known already: only a mark past it is looked for.
+        let mut mark = mark.filter(|&mark| mark > from.at);
+        let (mut at, mut since, mut i) = (from.at, 0, 0);
+        while i < fits {
+            if mark.is_none() && since + 1 < CHECKPOINT_EVERY {
+                let skip = (CHECKPOINT_EVERY - 1 - since).min(fits - i);
+                let bytes: usize = lengths[i..i + skip].iter().map(|&len| len as usize).sum();
+                if at + bytes < end {
+                    at += bytes;
+                    since += skip;
+                    i += skip;
+                    continue;
+                }
+            }
+            at += lengths[i] as usize;
             since += 1;
+            i += 1;
             if at >= end {
                 break;
             }
-            if (since >= CHECKPOINT_EVERY || at == mark)
+            let at_mark = mark == Some(at);
+            if mark.is_some_and(|mark| mark <= at) {
+                mark = None;
+            }
+            if (since >= CHECKPOINT_EVERY || at_mark)
                 && text.is_char_boundary(at)
                 && self.tokenizer.splits_exactly(text, at)
             {
                 self.checkpoints.push(Checkpoint {
                     at,
-                    tokens: from.tokens + i + 1,
+                    tokens: from.tokens + i,
                 });
                 since = 0;
             }
         }
-        self.chunk.lengths.len()
     }
 
     /// After measuring text that overflowed with `mark` at `offset`: makes what was learned

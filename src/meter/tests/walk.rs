@@ -1,0 +1,105 @@
+//! The checkpoints the meter records, against a walk over the tokens one at a time: the meter
+//! adds up stretches of token lengths where no token can be a checkpoint, and must record
+//! exactly what the walk does.
+
+use proptest::prelude::*;
+
+use super::*;
+
+/// Hands out given token lengths, whatever the text (of their total length), with an exact
+/// split at every multiple of `every` bytes.
+struct Given {
+    lengths: Vec<u32>,
+    every: usize,
+}
+
+impl TokenCounter for Given {
+    fn name(&self) -> &str {
+        "given"
+    }
+    fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>) {
+        assert_eq!(
+            text.len(),
+            self.lengths.iter().map(|&l| l as usize).sum::<usize>()
+        );
+        lengths.extend_from_slice(&self.lengths);
+    }
+    fn splits_exactly(&self, _text: &str, at: usize) -> bool {
+        at.is_multiple_of(self.every)
+    }
+}
+
+/// The checkpoints one token at a time: at a token end within the room and short of the end,
+/// that is an exact split, when `CHECKPOINT_EVERY` tokens have passed since the last one or
+/// the end is the mark (past the start; the first token end to reach it, where tokens of no
+/// length follow).
+fn walk(given: &Given, from: Checkpoint, room: usize, mark: Option<usize>) -> Vec<Checkpoint> {
+    let end = from.at + given.lengths.iter().map(|&l| l as usize).sum::<usize>();
+    let (mut at, mut tokens, mut since) = (from.at, from.tokens, 0);
+    let mut mark = mark.filter(|&mark| mark > from.at);
+    let mut found = Vec::new();
+    for &len in &given.lengths {
+        at += len as usize;
+        tokens += 1;
+        since += 1;
+        if tokens > room || at >= end {
+            break;
+        }
+        let at_mark = mark == Some(at);
+        if mark.is_some_and(|mark| mark <= at) {
+            mark = None;
+        }
+        if (since >= CHECKPOINT_EVERY || at_mark) && at.is_multiple_of(given.every) {
+            found.push(Checkpoint { at, tokens });
+            since = 0;
+        }
+    }
+    found
+}
+
+proptest! {
+    #[test]
+    fn checkpoints_are_those_of_a_walk_token_by_token(
+        // Zero-length tokens too, as a Hugging Face file with normalization can report.
+        lengths in prop::collection::vec(0u32..5, 0..400),
+        every in 1usize..6,
+        start in 0usize..40,
+        start_tokens in 0usize..60,
+        room in 0usize..500,
+        mark in proptest::option::of(0usize..1200),
+    ) {
+        let given = Given { lengths, every };
+        let total: usize = given.lengths.iter().map(|&l| l as usize).sum();
+        let text = "a".repeat(start + total);
+        let from = Checkpoint { at: start, tokens: start_tokens };
+        let mut meter = Meter::new(&given, None);
+        meter.checkpoints.reset();
+        let n = meter.tokenize(&text, from, text.len(), room, mark);
+        prop_assert_eq!(n, given.lengths.len());
+        // `reset` leaves the start; what `tokenize` adds follows it.
+        let recorded = &meter.checkpoints.as_slice()[1..];
+        let walked = walk(&given, from, room, mark);
+        prop_assert_eq!(recorded, walked.as_slice());
+    }
+}
+
+/// A token of no length right after the mark: the count at the mark is the one before it.
+#[test]
+fn the_mark_is_recorded_once() {
+    let given = Given {
+        lengths: vec![2, 0, 2],
+        every: 1,
+    };
+    let text = "aaaa";
+    let mut meter = Meter::new(&given, None);
+    meter.checkpoints.reset();
+    meter.tokenize(text, Checkpoint::START, text.len(), 100, Some(2));
+    assert_eq!(
+        &meter.checkpoints.as_slice()[1..],
+        [Checkpoint { at: 2, tokens: 1 }]
+    );
+    assert_eq!(
+        walk(&given, Checkpoint::START, 100, Some(2)),
+        [Checkpoint { at: 2, tokens: 1 }]
+    );
+}
