@@ -4,12 +4,14 @@
 /// a step in the manner of FxHash, starting from `seed`, with murmur3's finaliser so that
 /// every input bit reaches every output bit.
 ///
-/// It spreads keys; it does not resist attack. The cache and the duplicate check confirm a
-/// match by comparing the texts, so a collision costs a comparison, never a wrong answer; the
-/// duplicate check also seeds it per process, so inputs crafted to collide cannot be prepared
-/// in advance. SipHash, the standard library's hash, would cost a fifth of a tokenizer pass
-/// on a warm request. It is defined here, not borrowed, so that its values stay the same from
-/// build to build: reports carry fingerprints from one turn to the next.
+/// It spreads keys; it does not resist attack. Colliding texts can be made whatever the seed:
+/// a step's multiply passes the top bit of a word through unchanged, and the next step's
+/// rotation brings it where a flip in the next word cancels it. The token cache confirms a
+/// match by comparing the texts, so a collision costs a comparison, never a wrong answer;
+/// the duplicate check, whose input is anyone's, uses [`fingerprint_wide`] instead. SipHash,
+/// the standard library's hash, would cost a fifth of a tokenizer pass on a warm request. It
+/// is defined here, not borrowed, so that its values stay the same from build to build:
+/// reports carry fingerprints from one turn to the next.
 pub(crate) fn fingerprint(seed: u64, parts: &[&[u8]]) -> u64 {
     let mut h = start(seed);
     for part in parts {
@@ -18,27 +20,43 @@ pub(crate) fn fingerprint(seed: u64, parts: &[&[u8]]) -> u64 {
     finish(h)
 }
 
-/// A hash of the same make as [`fingerprint`], but over four lanes of eight bytes at a time,
-/// which are independent until the end. Each step of one lane waits on the multiply before
-/// it; with four the processor overlaps them, and a 2 KiB text hashes several times faster.
-/// Its values may change from build to build: it is for keys that never leave the process,
-/// like the duplicate check's (seeded per process all the same).
+/// A hash for keys that never leave the process, like the duplicate check's: four lanes of
+/// eight bytes at a time, independent until the end, and each step keyed by `seed`.
+///
+/// Each step of one lane waits on the multiply before it; with four the processor overlaps
+/// them, and a 2 KiB text hashes several times faster than with [`fingerprint`]. Each step
+/// multiplies by a key made from `seed` into a 128-bit product and folds its halves together
+/// ([`keyed_step`]), so a change to any bit of a word spreads over the whole state in a way
+/// that depends on the key: with the seed secret to the process, the flips that collide
+/// [`fingerprint`] do not carry over. It is not a cryptographic hash. Its values may change
+/// from build to build.
 pub(crate) fn fingerprint_wide(seed: u64, parts: &[&[u8]]) -> u64 {
-    // Lanes that start apart, so that equal blocks in different lanes do not cancel.
+    // A key for each lane, odd so that no bit of the product is lost to it, and lanes that
+    // start apart, so that equal blocks in different lanes do not cancel.
+    let keys = [1u64, 2, 3, 4].map(|lane| finish(seed ^ lane.wrapping_mul(K)) | 1);
     let mut lanes = [0, 1, 2, 3].map(|lane: u64| start(seed ^ lane.wrapping_mul(K)));
+    let step0 = |h, word| keyed_step(h, word, keys[0]);
     for part in parts {
         let mut blocks = part.chunks_exact(32);
         for block in &mut blocks {
-            for (lane, word) in lanes.iter_mut().zip(block.chunks_exact(8)) {
-                *lane = mix(*lane, u64::from_le_bytes(word.try_into().expect("8 bytes")));
+            for ((lane, key), word) in lanes.iter_mut().zip(keys).zip(block.chunks_exact(8)) {
+                let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+                *lane = keyed_step(*lane, word, key);
             }
         }
         // The rest of the part and its length through the first lane, as `fingerprint` does.
-        lanes[0] = mix_rest(lanes[0], blocks.remainder());
-        lanes[0] = mix(lanes[0], part.len() as u64);
+        lanes[0] = mix_rest_by(lanes[0], blocks.remainder(), step0);
+        lanes[0] = step0(lanes[0], part.len() as u64);
     }
     let [first, rest @ ..] = lanes;
-    finish(rest.into_iter().fold(first, mix))
+    finish(rest.into_iter().fold(first, step0))
+}
+
+/// One step of [`fingerprint_wide`]: `word` into `h`, times `key` as a 128-bit product whose
+/// two halves are folded together.
+fn keyed_step(h: u64, word: u64, key: u64) -> u64 {
+    let product = u128::from(h ^ word) * u128::from(key);
+    (product as u64) ^ ((product >> 64) as u64)
 }
 
 /// The multiplier of every step, FxHash's.
@@ -56,15 +74,20 @@ fn mix(h: u64, word: u64) -> u64 {
 }
 
 /// `part` into `h`, eight bytes a step, the last step padded with zeros, then its length.
-fn mix_rest(mut h: u64, part: &[u8]) -> u64 {
+fn mix_rest(h: u64, part: &[u8]) -> u64 {
+    let h = mix_rest_by(h, part, mix);
+    mix(h, part.len() as u64)
+}
+
+/// `part` into `h` by `step`, eight bytes a step, the last step padded with zeros.
+fn mix_rest_by(mut h: u64, part: &[u8], step: impl Fn(u64, u64) -> u64) -> u64 {
     let mut chunks = part.chunks_exact(8);
     for chunk in &mut chunks {
-        h = mix(h, u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
+        h = step(h, u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
     }
     let mut last = [0u8; 8];
     last[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-    h = mix(h, u64::from_le_bytes(last));
-    mix(h, part.len() as u64)
+    step(h, u64::from_le_bytes(last))
 }
 
 /// murmur3's finaliser: every bit of `h` reaches every bit of the result.
@@ -154,5 +177,38 @@ mod tests {
             fingerprint_wide(0, &[&moved]),
             fingerprint_wide(0, &[&moved_on])
         );
+    }
+
+    /// The flips that collide `fingerprint` for every seed: the top bit (or the one below it)
+    /// of a word, and the bit the next step of the same lane rotates it to in the next word.
+    #[test]
+    fn the_wide_hash_does_not_collide_where_the_stable_one_does() {
+        let text = b"The quick brown fox jumps over the lazy dog; the dog sleeps on.".to_vec();
+        // In 16 bytes, bytes 7 and 8 end one word of the first lane's rest and start the
+        // next; in 64, bytes 7 and 32 are in the first lane's words of two blocks of 32.
+        let flips = [
+            [(7, 0x80), (8, 0x10)],
+            [(7, 0x40), (8, 0x08)],
+            [(7, 0x80), (32, 0x10)],
+            [(7, 0x40), (32, 0x08)],
+        ];
+        for (n, pairs) in flips.iter().enumerate() {
+            let base: &[u8] = if n < 2 { &text[..16] } else { &text };
+            let mut flipped = base.to_vec();
+            for &(at, bit) in pairs {
+                flipped[at] ^= bit;
+            }
+            if n == 0 {
+                // The stable hash collides here, whatever the seed.
+                assert_eq!(fingerprint(5, &[base]), fingerprint(5, &[&flipped]));
+            }
+            for seed in 0..200 {
+                assert_ne!(
+                    fingerprint_wide(seed, &[base]),
+                    fingerprint_wide(seed, &[&flipped]),
+                    "flips {pairs:?}, seed {seed}"
+                );
+            }
+        }
     }
 }
