@@ -8,30 +8,17 @@
 //! assembler needs to cut the piece so that it fits.
 
 mod checkpoints;
+mod recording;
+mod sizing;
 mod splits;
 
 pub(crate) use checkpoints::{Checkpoint, Checkpoints};
+use sizing::CHUNK_BYTES_PER_TOKEN;
+#[cfg(test)]
+use sizing::{MIN_SEEN_TOKENS, SEEN_MARGIN_TENTHS};
 
 use crate::cache::TokenCache;
 use crate::tokenizer::TokenCounter;
-
-/// Bytes per token assumed when choosing how much to tokenize next, until the meter has seen
-/// [`MIN_SEEN_TOKENS`] of the text. English runs about 4.5 bytes per token, other scripts
-/// fewer, so a chunk sized by this usually overflows the room left: the block that does not
-/// fit is then found in one call into the tokenizer at the price of tokenizing a little past
-/// the cut.
-const CHUNK_BYTES_PER_TOKEN: usize = 5;
-
-/// Tokens the meter must have seen before it sizes chunks by the bytes per token of what it
-/// saw rather than by [`CHUNK_BYTES_PER_TOKEN`]. An assembly measures its blocks with one
-/// meter, so the last block, the one that is cut, is sized by the blocks before it: a
-/// multilingual cl100k_base request (about 3 bytes a token) tokenized 5% more text than it
-/// produced with the fixed guess, mostly past the cut.
-const MIN_SEEN_TOKENS: usize = 256;
-
-/// How far over the bytes per token seen a chunk reaches, in tenths: enough that the text
-/// seen so far being a little denser than what follows still overflows in one call.
-const SEEN_MARGIN_TENTHS: usize = 11;
 
 /// Bytes a measured stretch stays below the call limit, for the frame that follows a cut
 /// block's kept content in the same stretch (the newline ending it).
@@ -107,18 +94,6 @@ impl<'t> Meter<'t> {
         tokens
     }
 
-    /// Bytes to tokenize next to cover `tokens` tokens, and usually a little more: by the
-    /// bytes per token of what this meter has tokenized so far, once that is enough to go by.
-    fn chunk_bytes(&self, tokens: usize) -> usize {
-        if self.tokens_seen < MIN_SEEN_TOKENS {
-            return tokens.saturating_mul(CHUNK_BYTES_PER_TOKEN);
-        }
-        let per_token_tenths = (self.bytes_tokenized.saturating_mul(SEEN_MARGIN_TENTHS)
-            / self.tokens_seen)
-            .clamp(10, CHUNK_BYTES_PER_TOKEN * 10);
-        tokens.saturating_mul(per_token_tenths) / 10
-    }
-
     /// Counts `text` exactly (no budget), in calls of at most the call cap that meet at exact
     /// split points. `None` when a stretch longer than the cap has no exact split point: it
     /// cannot be counted safely, so it does not fit.
@@ -162,60 +137,6 @@ impl<'t> Meter<'t> {
         self.tokens_seen += self.chunk.lengths.len();
         self.record_checkpoints(text, from, end, room, mark);
         self.chunk.lengths.len()
-    }
-
-    /// Records checkpoints at the ends of the last chunk's tokens that are exact splits: about
-    /// every [`CHECKPOINT_EVERY`] tokens, and at `mark`, up to `room` tokens and short of `end`.
-    ///
-    /// Token ends include every piece end, so at an exact split the tokens before it are
-    /// exactly the count of the text before it. This runs over every token of every block
-    /// that is not simply counted, so where no token can be a checkpoint (before the next one
-    /// due, with no mark ahead, short of `end`) it adds up their lengths a stretch at a time.
-    fn record_checkpoints(
-        &mut self,
-        text: &str,
-        from: Checkpoint,
-        end: usize,
-        room: usize,
-        mark: Option<usize>,
-    ) {
-        let lengths = &self.chunk.lengths;
-        let fits = room.saturating_sub(from.tokens).min(lengths.len());
-        // The count at `from` is known already: only a mark past it is looked for.
-        let mut mark = mark.filter(|&mark| mark > from.at);
-        let (mut at, mut since, mut i) = (from.at, 0, 0);
-        while i < fits {
-            if mark.is_none() && since + 1 < CHECKPOINT_EVERY {
-                let skip = (CHECKPOINT_EVERY - 1 - since).min(fits - i);
-                let bytes: usize = lengths[i..i + skip].iter().map(|&len| len as usize).sum();
-                if at + bytes < end {
-                    at += bytes;
-                    since += skip;
-                    i += skip;
-                    continue;
-                }
-            }
-            at += lengths[i] as usize;
-            since += 1;
-            i += 1;
-            if at >= end {
-                break;
-            }
-            let at_mark = mark == Some(at);
-            if mark.is_some_and(|mark| mark <= at) {
-                mark = None;
-            }
-            if (since >= CHECKPOINT_EVERY || at_mark)
-                && text.is_char_boundary(at)
-                && self.tokenizer.splits_exactly(text, at)
-            {
-                self.checkpoints.push(Checkpoint {
-                    at,
-                    tokens: from.tokens + i,
-                });
-                since = 0;
-            }
-        }
     }
 
     /// After measuring text that overflowed with `mark` at `offset`: makes what was learned
@@ -348,16 +269,6 @@ impl<'t> Meter<'t> {
                 at: end,
                 tokens: from.tokens + n,
             });
-        }
-    }
-
-    /// Where a chunk of about `want` bytes from `at` ends: the end of `text` if that is
-    /// within `want`, else an exact split near `at + want`; `None` if there is none near.
-    fn chunk_end(&self, text: &str, at: usize, want: usize, max_call: usize) -> Option<usize> {
-        if text.len() - at <= want {
-            Some(text.len())
-        } else {
-            self.split_near(text, at, at + want, max_call)
         }
     }
 
