@@ -185,15 +185,19 @@ mod tests {
     fn the_wide_hash_does_not_collide_where_the_stable_one_does() {
         let text = b"The quick brown fox jumps over the lazy dog; the dog sleeps on.".to_vec();
         // In 16 bytes, bytes 7 and 8 end one word of the first lane's rest and start the
-        // next; in 64, bytes 7 and 32 are in the first lane's words of two blocks of 32.
+        // next; in 64, bytes 7 and 32 (and 39) are in the first lane's words of two blocks.
+        // The top bit of two words in a row too: a step whose top bit passes through a
+        // multiply unchanged, with no rotation, would cancel it.
         let flips = [
             [(7, 0x80), (8, 0x10)],
             [(7, 0x40), (8, 0x08)],
+            [(7, 0x80), (15, 0x80)],
             [(7, 0x80), (32, 0x10)],
             [(7, 0x40), (32, 0x08)],
+            [(7, 0x80), (39, 0x80)],
         ];
         for (n, pairs) in flips.iter().enumerate() {
-            let base: &[u8] = if n < 2 { &text[..16] } else { &text };
+            let base: &[u8] = if n < 3 { &text[..16] } else { &text };
             let mut flipped = base.to_vec();
             for &(at, bit) in pairs {
                 flipped[at] ^= bit;
