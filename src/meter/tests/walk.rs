@@ -103,3 +103,21 @@ fn the_mark_is_recorded_once() {
         [Checkpoint { at: 2, tokens: 1 }]
     );
 }
+
+/// A mark where the chunk starts is not looked for: the count there is known, and a token of
+/// no length first would put one more token at the same place.
+#[test]
+fn a_mark_at_the_start_is_not_recorded() {
+    let given = Given {
+        lengths: vec![0, 2, 2],
+        every: 1,
+    };
+    let text = "aaaaaaa";
+    let from = Checkpoint { at: 3, tokens: 5 };
+    let mut meter = Meter::new(&given, None);
+    meter.checkpoints.reset();
+    meter.tokenize(text, from, text.len(), 100, Some(3));
+    // Two tokens are too few for a checkpoint by count, and the mark is not looked for.
+    assert_eq!(meter.checkpoints.as_slice(), [Checkpoint::START]);
+    assert!(walk(&given, from, 100, Some(3)).is_empty());
+}
