@@ -13,9 +13,9 @@ mod sizing;
 mod splits;
 
 pub(crate) use checkpoints::{Checkpoint, Checkpoints};
-use sizing::CHUNK_BYTES_PER_TOKEN;
+use sizing::fixed_chunk_bytes;
 #[cfg(test)]
-use sizing::{MIN_SEEN_TOKENS, SEEN_MARGIN_TENTHS};
+use sizing::{CHUNK_BYTES_PER_TOKEN, MIN_SEEN_TOKENS, SEEN_MARGIN_TENTHS};
 
 use crate::cache::TokenCache;
 use crate::tokenizer::TokenCounter;
@@ -245,9 +245,7 @@ impl<'t> Meter<'t> {
             // sized by what was seen, the meter goes on as it would with the fixed guess: a
             // split is looked for as far as that guess looks, and only then are prefixes
             // probed. Which blocks fit then never depends on the blocks measured before.
-            let fixed = remaining
-                .saturating_mul(CHUNK_BYTES_PER_TOKEN)
-                .clamp(MIN_CHUNK_BYTES, max_call);
+            let fixed = fixed_chunk_bytes(remaining).clamp(MIN_CHUNK_BYTES, max_call);
             let end = self.chunk_end(text, from.at, want, max_call).or_else(|| {
                 (fixed > want)
                     .then(|| self.chunk_end(text, from.at, fixed, max_call))

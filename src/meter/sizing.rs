@@ -21,12 +21,18 @@ pub(super) const MIN_SEEN_TOKENS: usize = 256;
 /// seen so far being a little denser than what follows still overflows in one call.
 pub(super) const SEEN_MARGIN_TENTHS: usize = 11;
 
+/// Bytes to tokenize next to cover `tokens` tokens by the fixed guess,
+/// [`CHUNK_BYTES_PER_TOKEN`].
+pub(super) fn fixed_chunk_bytes(tokens: usize) -> usize {
+    tokens.saturating_mul(CHUNK_BYTES_PER_TOKEN)
+}
+
 impl Meter<'_> {
     /// Bytes to tokenize next to cover `tokens` tokens, and usually a little more: by the
     /// bytes per token of what this meter has tokenized so far, once that is enough to go by.
     pub(super) fn chunk_bytes(&self, tokens: usize) -> usize {
         if self.tokens_seen < MIN_SEEN_TOKENS {
-            return tokens.saturating_mul(CHUNK_BYTES_PER_TOKEN);
+            return fixed_chunk_bytes(tokens);
         }
         let per_token_tenths = (self.bytes_tokenized.saturating_mul(SEEN_MARGIN_TENTHS)
             / self.tokens_seen)

@@ -57,6 +57,21 @@ fn walk(given: &Given, from: Checkpoint, room: usize, mark: Option<usize>) -> Ve
     found
 }
 
+/// What the meter records in `text` from `from` on, tokenizing it to the end with `room` and
+/// `mark`: the checkpoints after the start that `reset` leaves, and the tokens it counted.
+fn recorded(
+    given: &Given,
+    text: &str,
+    from: Checkpoint,
+    room: usize,
+    mark: Option<usize>,
+) -> (Vec<Checkpoint>, usize) {
+    let mut meter = Meter::new(given, None);
+    meter.checkpoints.reset();
+    let n = meter.tokenize(text, from, text.len(), room, mark);
+    (meter.checkpoints.as_slice()[1..].to_vec(), n)
+}
+
 proptest! {
     #[test]
     fn checkpoints_are_those_of_a_walk_token_by_token(
@@ -72,14 +87,9 @@ proptest! {
         let total: usize = given.lengths.iter().map(|&l| l as usize).sum();
         let text = "a".repeat(start + total);
         let from = Checkpoint { at: start, tokens: start_tokens };
-        let mut meter = Meter::new(&given, None);
-        meter.checkpoints.reset();
-        let n = meter.tokenize(&text, from, text.len(), room, mark);
+        let (found, n) = recorded(&given, &text, from, room, mark);
         prop_assert_eq!(n, given.lengths.len());
-        // `reset` leaves the start; what `tokenize` adds follows it.
-        let recorded = &meter.checkpoints.as_slice()[1..];
-        let walked = walk(&given, from, room, mark);
-        prop_assert_eq!(recorded, walked.as_slice());
+        prop_assert_eq!(found, walk(&given, from, room, mark));
     }
 }
 
@@ -90,14 +100,8 @@ fn the_mark_is_recorded_once() {
         lengths: vec![2, 0, 2],
         every: 1,
     };
-    let text = "aaaa";
-    let mut meter = Meter::new(&given, None);
-    meter.checkpoints.reset();
-    meter.tokenize(text, Checkpoint::START, text.len(), 100, Some(2));
-    assert_eq!(
-        &meter.checkpoints.as_slice()[1..],
-        [Checkpoint { at: 2, tokens: 1 }]
-    );
+    let (found, _) = recorded(&given, "aaaa", Checkpoint::START, 100, Some(2));
+    assert_eq!(found, [Checkpoint { at: 2, tokens: 1 }]);
     assert_eq!(
         walk(&given, Checkpoint::START, 100, Some(2)),
         [Checkpoint { at: 2, tokens: 1 }]
@@ -112,12 +116,9 @@ fn a_mark_at_the_start_is_not_recorded() {
         lengths: vec![0, 2, 2],
         every: 1,
     };
-    let text = "aaaaaaa";
     let from = Checkpoint { at: 3, tokens: 5 };
-    let mut meter = Meter::new(&given, None);
-    meter.checkpoints.reset();
-    meter.tokenize(text, from, text.len(), 100, Some(3));
+    let (found, _) = recorded(&given, "aaaaaaa", from, 100, Some(3));
     // Two tokens are too few for a checkpoint by count, and the mark is not looked for.
-    assert_eq!(meter.checkpoints.as_slice(), [Checkpoint::START]);
+    assert!(found.is_empty());
     assert!(walk(&given, from, 100, Some(3)).is_empty());
 }
