@@ -274,11 +274,11 @@ impl Pairs {
             std::path::PathBuf::from,
         );
         let dir = target.join("criterion").join(group_id.replace('/', "_"));
-        let json = format!(
-            "{{\"ours\": \"{ours_name}\", \"floor\": \"{floor_name}\", \"samples\": {}, \
-             \"median\": {median}, \"p10\": {low}, \"p90\": {high}}}\n",
-            ratios.len()
-        );
+        let json = serde_json::json!({
+            "ours": ours_name, "floor": floor_name, "samples": ratios.len(),
+            "median": median, "p10": low, "p90": high,
+        })
+        .to_string();
         if let Err(e) = std::fs::create_dir_all(&dir)
             .and_then(|()| std::fs::write(dir.join("paired.json"), json))
         {
