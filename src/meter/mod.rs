@@ -254,10 +254,19 @@ impl<'t> Meter<'t> {
             let Some(end) = end else {
                 return self.probe(text, from, room, fixed, reach);
             };
-            if end == text.len() && end - from.at <= remaining && self.cache.is_none() {
-                // Every token spans a byte at least, so the rest fits: only its count is
-                // needed, not where its tokens end (nothing will be cut, or remembered).
-                return Some(from.tokens + self.count_call(&text[from.at..end]));
+            if end == text.len()
+                && self.cache.is_none()
+                && self.likely_fits(end - from.at, remaining)
+            {
+                // The rest is expected to fit: only its count is needed, not where its tokens
+                // end (nothing will be cut, or remembered). Counting skips the token lengths
+                // and the checkpoints, which cost an English request 2 % of its floor.
+                let n = self.count_call(&text[from.at..end]);
+                if n <= remaining {
+                    return Some(from.tokens + n);
+                }
+                // It did not fit after all: tokenize the stretch again, for the cut. The
+                // estimate's margin keeps this to a rare second pass over one stretch.
             }
             let n = self.tokenize(text, from, end, room, mark);
             if from.tokens.saturating_add(n) > room {

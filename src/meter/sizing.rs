@@ -21,6 +21,13 @@ pub(super) const MIN_SEEN_TOKENS: usize = 256;
 /// seen so far being a little denser than what follows still overflows in one call.
 pub(super) const SEEN_MARGIN_TENTHS: usize = 11;
 
+/// How far under the room left, in tenths, the tokens of a last stretch must be estimated
+/// (by the bytes per token seen) for the meter to only count it. A stretch that overflows
+/// after all is tokenized again, so the margin is wide: the block an assembly cuts is seldom
+/// within a fifth of fitting by its estimate, and a block that fits with less to spare is
+/// measured as before.
+pub(super) const LIKELY_FIT_TENTHS: usize = 8;
+
 /// Bytes to tokenize next to cover `tokens` tokens by the fixed guess,
 /// [`CHUNK_BYTES_PER_TOKEN`].
 pub(super) fn fixed_chunk_bytes(tokens: usize) -> usize {
@@ -38,6 +45,24 @@ impl Meter<'_> {
             / self.tokens_seen)
             .clamp(10, CHUNK_BYTES_PER_TOKEN * 10);
         tokens.saturating_mul(per_token_tenths) / 10
+    }
+
+    /// Whether a stretch of `bytes` surely or likely fits in `room` tokens: surely when it has
+    /// no more bytes than `room` (every token spans a byte at least); likely when, at the
+    /// bytes per token seen so far, its tokens come to at most [`LIKELY_FIT_TENTHS`] of
+    /// `room`.
+    pub(super) fn likely_fits(&self, bytes: usize, room: usize) -> bool {
+        if bytes <= room {
+            return true;
+        }
+        if self.tokens_seen < MIN_SEEN_TOKENS {
+            return false;
+        }
+        // bytes × seen tokens / seen bytes ≤ room × 8/10, without dividing.
+        bytes.saturating_mul(self.tokens_seen).saturating_mul(10)
+            <= room
+                .saturating_mul(LIKELY_FIT_TENTHS)
+                .saturating_mul(self.bytes_tokenized)
     }
 
     /// Where a chunk of about `want` bytes from `at` ends: the end of `text` if that is

@@ -152,3 +152,90 @@ fn what_fits_does_not_depend_on_the_text_seen_before() {
     assert!(meter.tokens_seen >= MIN_SEEN_TOKENS);
     assert_eq!(meter.measure(&sparse, room, None), alone);
 }
+
+/// Four-byte tokens `abcd` and one-byte tokens for any other byte, split exactly between any
+/// two tokens: text
+/// whose density changes from one stretch to the next, as prose gives way to a table.
+struct Units;
+
+impl TokenCounter for Units {
+    fn name(&self) -> &str {
+        "units"
+    }
+    fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>) {
+        let mut rest = text.as_bytes();
+        while !rest.is_empty() {
+            let len = if rest.starts_with(b"abcd") { 4 } else { 1 };
+            lengths.push(len);
+            rest = &rest[len as usize..];
+        }
+    }
+    fn splits_exactly(&self, text: &str, at: usize) -> bool {
+        // Tokens are taken from the left, so a split is exact where a token of the whole ends.
+        let mut lengths = Vec::new();
+        self.token_lengths(text, &mut lengths);
+        let mut end = 0;
+        lengths.iter().any(|&len| {
+            end += len as usize;
+            end == at
+        }) || at == 0
+    }
+}
+
+/// A meter that has seen four bytes a token.
+fn seen_four_bytes_a_token() -> Meter<'static> {
+    let mut meter = Meter::new(&Units, None);
+    let seen = "abcd".repeat(MIN_SEEN_TOKENS);
+    assert_eq!(
+        meter.measure(&seen, seen.len(), None),
+        Some(MIN_SEEN_TOKENS)
+    );
+    meter
+}
+
+/// The rest of a text that the bytes per token seen put well within the room is only counted
+/// (its token lengths and checkpoints are not needed unless it is cut), and the count is exact,
+/// up to a text that fills the room exactly.
+#[test]
+fn a_last_stretch_likely_to_fit_is_only_counted() {
+    let mut meter = seen_four_bytes_a_token();
+    // 400 bytes, more than the room of 200 tokens, but an estimated 100 tokens: counted.
+    let text = "abcd".repeat(100);
+    let before = meter.bytes_tokenized;
+    assert_eq!(meter.measure(&text, 200, None), Some(100));
+    assert_eq!(meter.bytes_tokenized - before, text.len());
+    assert!(meter.chunk.lengths.is_empty(), "tokenized, not counted");
+    // An estimated 88 tokens that are in fact exactly the room's 200.
+    let exact = format!("{}{}", "abcd".repeat(50), "x".repeat(150));
+    assert_eq!(meter.measure(&exact, 200, None), Some(200));
+    assert!(meter.chunk.lengths.is_empty(), "tokenized, not counted");
+    // An estimate over four fifths of the room is measured token by token, as before.
+    let close = "abcd".repeat(170);
+    assert_eq!(meter.measure(&close, 200, None), Some(170));
+    assert_eq!(meter.chunk.lengths.len(), 170);
+}
+
+/// A stretch estimated to fit that does not (sparse text seen, dense text measured) is
+/// tokenized again: the answer, the count at the mark and every cut are those of a meter that
+/// never estimated.
+#[test]
+fn a_likely_fit_that_overflows_is_cut_as_if_never_estimated() {
+    let text = format!("{}{}", "abcd".repeat(10), "x".repeat(400));
+    let mark = Some(40);
+    let mut fresh = Meter::new(&Units, None);
+    assert_eq!(fresh.measure(&text, 200, mark), None);
+    let mut meter = seen_four_bytes_a_token();
+    // 440 bytes at four a token is an estimated 110 of the 200: counted first, then not.
+    assert_eq!(meter.measure(&text, 200, mark), None);
+    assert!(!meter.chunk.lengths.is_empty());
+    for n in [150, 120, 30, 10, 0] {
+        assert_eq!(
+            meter.token_end(&text, n),
+            fresh.token_end(&text, n),
+            "token {n}"
+        );
+    }
+    let mut meter = seen_four_bytes_a_token();
+    assert_eq!(meter.measure(&text, 200, mark), None);
+    assert_eq!(meter.rebase(&text, 40), Some(10));
+}
