@@ -173,7 +173,26 @@ impl<'a, 'r> Assembly<'a, 'r> {
             let reason = filters.reason_after_full(result, self.citations.len());
             self.omit(i, result, reason);
         }
+        self.fingerprint_placed(results);
         used
+    }
+
+    /// Fingerprints the content of this turn's chips (an earlier turn's keep theirs), four
+    /// side by side.
+    fn fingerprint_placed(&mut self, results: &[MentorRagResult]) {
+        for chips in self.citations[self.earlier_blocks..].chunks_mut(4) {
+            let mut contents = [""; 4];
+            for (content, chip) in contents.iter_mut().zip(chips.iter()) {
+                *content = &results[chip.input_index].content;
+            }
+            // A group of fewer than four repeats its first content in the lanes left over.
+            for at in chips.len()..4 {
+                contents[at] = contents[0];
+            }
+            for (chip, fingerprint) in chips.iter_mut().zip(Fingerprint::of_four(contents)) {
+                chip.fingerprint = fingerprint;
+            }
+        }
     }
 
     /// Reports result `input_index` of the request as left out for `reason`.
@@ -211,7 +230,8 @@ impl<'a, 'r> Assembly<'a, 'r> {
             input_index,
             kept_bytes: kept.map(str::len),
             kept_utf16: kept.map(utf16_len),
-            fingerprint: Fingerprint::of(&result.content),
+            // Found for all of this turn's chips at once, when they are placed.
+            fingerprint: Fingerprint::default(),
             head_shortened: head_cap::shortens(self.config, result, index, placed.truncated),
         });
     }
