@@ -213,6 +213,21 @@ fn a_last_stretch_likely_to_fit_is_only_counted() {
     let close = "abcd".repeat(170);
     assert_eq!(meter.measure(&close, 200, None), Some(170));
     assert_eq!(meter.chunk.lengths.len(), 170);
+    // The last stretch of a text measured in several chunks is judged by its own bytes: one
+    // byte a token seen makes the first chunk about 1,100 bytes, and the last hundred or so
+    // are counted.
+    let mut meter = Meter::new(&Units, None);
+    let seen = "x".repeat(MIN_SEEN_TOKENS);
+    assert_eq!(
+        meter.measure(&seen, seen.len(), None),
+        Some(MIN_SEEN_TOKENS)
+    );
+    assert_eq!(meter.measure(&"abcd".repeat(300), 1000, None), Some(300));
+    let first_end = meter.checkpoints.last().at;
+    assert!(first_end > 1000, "{first_end}");
+    // The stretch tokenized token by token was the first: the rest was only counted.
+    assert_eq!(meter.chunk.start.at, 0);
+    assert_eq!(meter.chunk.lengths.len() * 4, first_end);
 }
 
 /// A stretch estimated to fit that does not (sparse text seen, dense text measured) is
