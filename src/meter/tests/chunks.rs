@@ -204,11 +204,17 @@ fn a_last_stretch_likely_to_fit_is_only_counted() {
     let before = meter.bytes_tokenized;
     assert_eq!(meter.measure(&text, 200, None), Some(100));
     assert_eq!(meter.bytes_tokenized - before, text.len());
-    assert!(meter.chunk.lengths.is_empty(), "tokenized, not counted");
+    assert!(
+        meter.chunk.lengths.is_empty(),
+        "the stretch was tokenized where counting it was enough"
+    );
     // An estimated 88 tokens that are in fact exactly the room's 200.
     let exact = format!("{}{}", "abcd".repeat(50), "x".repeat(150));
     assert_eq!(meter.measure(&exact, 200, None), Some(200));
-    assert!(meter.chunk.lengths.is_empty(), "tokenized, not counted");
+    assert!(
+        meter.chunk.lengths.is_empty(),
+        "the stretch was tokenized where counting it was enough"
+    );
     // An estimate over four fifths of the room is measured token by token, as before.
     let close = "abcd".repeat(170);
     assert_eq!(meter.measure(&close, 200, None), Some(170));
@@ -240,8 +246,11 @@ fn a_likely_fit_that_overflows_is_cut_as_if_never_estimated() {
     let mut fresh = Meter::new(&Units, None);
     assert_eq!(fresh.measure(&text, 200, mark), None);
     let mut meter = seen_four_bytes_a_token();
-    // 440 bytes at four a token is an estimated 110 of the 200: counted first, then not.
+    // 440 bytes at four a token is an estimated 110 of the 200: counted first, then tokenized
+    // for the cut, so the tokenizer was handed the text twice.
+    let before = meter.bytes_tokenized;
     assert_eq!(meter.measure(&text, 200, mark), None);
+    assert_eq!(meter.bytes_tokenized - before, 2 * text.len());
     assert!(!meter.chunk.lengths.is_empty());
     for n in [150, 120, 30, 10, 0] {
         assert_eq!(
