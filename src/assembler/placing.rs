@@ -181,13 +181,10 @@ impl<'a, 'r> Assembly<'a, 'r> {
     /// side by side.
     fn fingerprint_placed(&mut self, results: &[MentorRagResult]) {
         for chips in self.citations[self.earlier_blocks..].chunks_mut(4) {
-            let mut contents = [""; 4];
+            // A group of fewer than four hashes its first content in the lanes left over.
+            let mut contents = [results[chips[0].input_index].content.as_str(); 4];
             for (content, chip) in contents.iter_mut().zip(chips.iter()) {
                 *content = &results[chip.input_index].content;
-            }
-            // A group of fewer than four repeats its first content in the lanes left over.
-            for at in chips.len()..4 {
-                contents[at] = contents[0];
             }
             for (chip, fingerprint) in chips.iter_mut().zip(Fingerprint::of_four(contents)) {
                 chip.fingerprint = fingerprint;
