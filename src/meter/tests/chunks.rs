@@ -4,6 +4,11 @@
 
 use super::*;
 
+/// The tokenizer of `encoding` counted by `engine`, which ships it.
+fn shipped(encoding: Encoding, engine: Engine) -> impl TokenCounter {
+    encoding.with_engine(engine).expect("ships")
+}
+
 /// Two bytes a token, and an exact split after every token: text far denser than the meter's
 /// first guess of [`CHUNK_BYTES_PER_TOKEN`].
 struct Pairs;
@@ -68,9 +73,7 @@ fn counted_tokens_are_seen() {
 #[test]
 fn sparse_text_seen_keeps_the_fixed_guess() {
     let sparse = format!("{}{}", " ".repeat(3_000), "ab".repeat(50));
-    let tokenizer = Encoding::Cl100kBase
-        .with_engine(Engine::BpeOpenai)
-        .expect("ships");
+    let tokenizer = shipped(Encoding::Cl100kBase, Engine::BpeOpenai);
     let mut meter = Meter::new(&tokenizer, None);
     let total = meter.count(&sparse).expect("counts");
     assert!(
@@ -89,9 +92,7 @@ fn sparse_text_seen_keeps_the_fixed_guess() {
 #[test]
 fn measuring_again_keeps_the_room_for_token_lengths() {
     let text = "The quick brown fox. ".repeat(100);
-    let tokenizer = Encoding::O200kBase
-        .with_engine(Engine::BpeOpenai)
-        .expect("ships");
+    let tokenizer = shipped(Encoding::O200kBase, Engine::BpeOpenai);
     let mut meter = Meter::new(&tokenizer, None);
     assert_eq!(meter.measure(&text, 400, None), None);
     let capacity = meter.chunk.lengths.capacity();
@@ -106,9 +107,7 @@ fn measuring_again_keeps_the_room_for_token_lengths() {
 /// never placed by the token lengths of another text.
 #[test]
 fn a_counted_text_leaves_nothing_of_the_last_one_for_a_cut() {
-    let tokenizer = Encoding::O200kBase
-        .with_engine(Engine::BpeOpenai)
-        .expect("ships");
+    let tokenizer = shipped(Encoding::O200kBase, Engine::BpeOpenai);
     // A token every two bytes: five of them end at byte 9.
     let long = "x y z w v u t s r q p o n m l k j i h g ".repeat(20);
     let mut meter = Meter::new(&tokenizer, None);
@@ -130,9 +129,7 @@ fn a_counted_text_leaves_nothing_of_the_last_one_for_a_cut() {
 /// 64 KiB call limit, a text of long space runs that fit alone was then found not to.)
 #[test]
 fn what_fits_does_not_depend_on_the_text_seen_before() {
-    let tokenizer = Encoding::Cl100kBase
-        .with_engine(Engine::Tiktoken)
-        .expect("ships");
+    let tokenizer = shipped(Encoding::Cl100kBase, Engine::Tiktoken);
     let dense = " ab".repeat(400);
     let mut sparse = String::from("x");
     for _ in 0..3 {
