@@ -152,7 +152,7 @@ pub use options::{Duplicates, Order, Overflow};
 pub use provenance::Fingerprint;
 pub use record::{
     MentorRagResult, Metadata, ParsedResults, UnknownProperties, UnknownProperty,
-    deserialize_request, parse_request, parse_results,
+    deserialize_request, deserialize_request_into, parse_request, parse_results,
 };
 #[allow(deprecated)]
 pub use tokenizer::FastEncoding;

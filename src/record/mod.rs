@@ -1,8 +1,11 @@
 //! The retrieval result we mirror from .NET: `Novior.MentorAgent.Abstractions.Models.MentorRagResult`.
 //!
 //! `wire.rs` reads one record the way System.Text.Json's web defaults do; `request.rs` reads
-//! a whole request and says, in plain words, what is wrong with one that is not an array.
+//! a whole request and says, in plain words, what is wrong with one that is not an array;
+//! `in_place.rs` reads a field into the value already there, so that a request read into
+//! the results of the last one reuses their buffers.
 
+mod in_place;
 mod request;
 mod similar;
 mod wire;
@@ -11,8 +14,8 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 pub use request::{
-    ParsedResults, UnknownProperties, UnknownProperty, deserialize_request, parse_request,
-    parse_results,
+    ParsedResults, UnknownProperties, UnknownProperty, deserialize_request,
+    deserialize_request_into, parse_request, parse_results,
 };
 
 /// Ordered `key: value` facts about a document, such as an author, a date or a version.

@@ -7,7 +7,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::wire::{RecordSeed, Unknowns};
+use super::wire::{RecordInto, Unknowns};
 pub use super::wire::{UnknownProperties, UnknownProperty};
 use crate::error::Error;
 use crate::record::MentorRagResult;
@@ -115,39 +115,116 @@ pub fn deserialize_request<'de, D: Deserializer<'de>>(
     deserializer: D,
     unknown: UnknownProperties,
 ) -> Result<ParsedResults, D::Error> {
-    let mut unknowns = Unknowns::new(Some(unknown));
-    let results = ListSeed(&mut unknowns).deserialize(deserializer)?;
-    Ok(ParsedResults {
-        results,
-        unknown_properties: unknowns.into_found(),
-    })
+    let mut parsed = ParsedResults::default();
+    deserialize_request_into(deserializer, unknown, &mut parsed)?;
+    Ok(parsed)
 }
 
-/// Reads the array, one record at a time, with the same collector.
+/// [`deserialize_request`] into `parsed`, keeping the buffers of the request that was there:
+/// each result is read into the one at its place, its strings copied into their capacity
+/// and its metadata into its table. A caller that reads request after request (a service,
+/// the Python bindings) then allocates each buffer once, not per request. What `parsed`
+/// holds after a success is exactly what [`deserialize_request`] returns.
+///
+/// # Errors
+///
+/// As [`deserialize_request`]. After an error `parsed` holds no results and no unknown
+/// properties, so that no part of a refused request can be taken for a request.
+///
+/// ```
+/// use mentor_context::{ParsedResults, UnknownProperties, deserialize_request_into};
+///
+/// let mut parsed = ParsedResults::default();
+/// for score in ["0.5", "0.75"] {
+///     let value = serde_json::json!([{"content": "a", "score": score}]);
+///     deserialize_request_into(&value, UnknownProperties::Report, &mut parsed)?;
+/// }
+/// assert_eq!(parsed.results[0].score, 0.75);
+///
+/// let missing = serde_json::json!([{"score": 1}]);
+/// let err = deserialize_request_into(&missing, UnknownProperties::Report, &mut parsed);
+/// assert_eq!(err.unwrap_err().to_string(), "missing field `content`");
+/// assert!(parsed.results.is_empty());
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+pub fn deserialize_request_into<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    unknown: UnknownProperties,
+    parsed: &mut ParsedResults,
+) -> Result<(), D::Error> {
+    let mut unknowns = Unknowns::new(Some(unknown));
+    let read = ListInto {
+        unknowns: &mut unknowns,
+        place: &mut parsed.results,
+    }
+    .deserialize(deserializer);
+    if let Err(err) = read {
+        parsed.results.clear();
+        parsed.unknown_properties.clear();
+        return Err(err);
+    }
+    parsed.unknown_properties = unknowns.into_found();
+    Ok(())
+}
+
+/// Reads the array into a new list, one record at a time, with the same collector.
 struct ListSeed<'u>(&'u mut Unknowns);
 
 impl<'de> DeserializeSeed<'de> for ListSeed<'_> {
     type Value = Vec<MentorRagResult>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        let mut results = Vec::new();
+        ListInto {
+            unknowns: self.0,
+            place: &mut results,
+        }
+        .deserialize(deserializer)?;
+        Ok(results)
+    }
+}
+
+/// Reads the array into `place`, each record into the one already at its index; the list
+/// ends as long as the array.
+struct ListInto<'u, 'p> {
+    unknowns: &'u mut Unknowns,
+    place: &'p mut Vec<MentorRagResult>,
+}
+
+impl<'de> DeserializeSeed<'de> for ListInto<'_, '_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         deserializer.deserialize_seq(self)
     }
 }
 
-impl<'de> Visitor<'de> for ListSeed<'_> {
-    type Value = Vec<MentorRagResult>;
+impl<'de> Visitor<'de> for ListInto<'_, '_> {
+    type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON array of results")
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        // The size hint of a JSON array is unknown; a hostile one could claim anything.
-        let mut results = Vec::new();
-        while let Some(result) = seq.next_element_seed(RecordSeed(&mut *self.0))? {
-            results.push(result);
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        // The size hint of a JSON array is unknown, and a hostile one could claim anything:
+        // the list grows by what is read, not by what is claimed.
+        let mut read = 0;
+        loop {
+            if read == self.place.len() {
+                self.place.push(MentorRagResult::default());
+            }
+            let record = RecordInto {
+                unknowns: &mut *self.unknowns,
+                place: &mut self.place[read],
+            };
+            if seq.next_element_seed(record)?.is_none() {
+                break;
+            }
+            read += 1;
         }
-        Ok(results)
+        self.place.truncate(read);
+        Ok(())
     }
 }
 

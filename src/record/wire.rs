@@ -8,8 +8,9 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
+use super::MentorRagResult;
+use super::in_place::{MetadataInto, OptionalStringInto, StringInto};
 use super::similar::closest;
-use super::{MentorRagResult, Metadata};
 
 /// The property names of the wire form, as written.
 pub(super) const PROPERTIES: [&str; 5] = ["content", "sourceUrl", "title", "score", "metadata"];
@@ -116,6 +117,27 @@ impl<'de> DeserializeSeed<'de> for RecordSeed<'_> {
     type Value = MentorRagResult;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        let mut result = MentorRagResult::default();
+        RecordInto {
+            unknowns: self.0,
+            place: &mut result,
+        }
+        .deserialize(deserializer)?;
+        Ok(result)
+    }
+}
+
+/// Reads one record into `place`, keeping the buffers of the one that was there, and notes
+/// its unknown properties. The one reader of a record: [`RecordSeed`] reads into a new one.
+pub(super) struct RecordInto<'u, 'p> {
+    pub(super) unknowns: &'u mut Unknowns,
+    pub(super) place: &'p mut MentorRagResult,
+}
+
+impl<'de> DeserializeSeed<'de> for RecordInto<'_, '_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         deserializer.deserialize_map(self)
     }
 }
@@ -148,56 +170,61 @@ impl<'de> Deserialize<'de> for Property {
     }
 }
 
-impl<'de> Visitor<'de> for RecordSeed<'_> {
-    type Value = MentorRagResult;
+impl<'de> Visitor<'de> for RecordInto<'_, '_> {
+    type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a result object with `content` and `score`")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut content: Option<String> = None;
-        let mut source_url: Option<Option<String>> = None;
-        let mut title: Option<Option<String>> = None;
-        let mut score: Option<f32> = None;
-        let mut metadata: Option<Option<Metadata>> = None;
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let place = self.place;
+        // Which properties were read: one absent from the input must not keep the value the
+        // place held before.
+        let mut seen = [false; PROPERTIES.len()];
         while let Some(property) = map.next_key::<Property>()? {
             let at = match property {
                 Property::Known(at) => at,
                 Property::Unknown(name) => {
-                    self.0.note(&name)?;
+                    self.unknowns.note(&name)?;
                     map.next_value::<IgnoredAny>()?;
                     continue;
                 }
             };
             // Two spellings of one property ("content" and "Content") would leave one of
             // them unread: refuse rather than pick one silently.
-            let twice = || {
-                de::Error::custom(format_args!(
+            if seen[at] {
+                return Err(de::Error::custom(format_args!(
                     "`{}` is given twice (property names are read in any letter case)",
                     PROPERTIES[at]
-                ))
-            };
+                )));
+            }
+            seen[at] = true;
             match at {
-                0 if content.is_some() => return Err(twice()),
-                0 => content = Some(map.next_value()?),
-                1 if source_url.is_some() => return Err(twice()),
-                1 => source_url = Some(map.next_value()?),
-                2 if title.is_some() => return Err(twice()),
-                2 => title = Some(map.next_value()?),
-                3 if score.is_some() => return Err(twice()),
-                3 => score = Some(map.next_value_seed(Score)?),
-                _ if metadata.is_some() => return Err(twice()),
-                _ => metadata = Some(map.next_value()?),
+                0 => map.next_value_seed(StringInto(&mut place.content))?,
+                1 => map.next_value_seed(OptionalStringInto(&mut place.source_url))?,
+                2 => map.next_value_seed(OptionalStringInto(&mut place.title))?,
+                3 => place.score = map.next_value_seed(Score)?,
+                _ => map.next_value_seed(MetadataInto(&mut place.metadata))?,
             }
         }
-        Ok(MentorRagResult {
-            content: content.ok_or_else(|| de::Error::missing_field("content"))?,
-            source_url: source_url.flatten(),
-            title: title.flatten(),
-            score: score.ok_or_else(|| de::Error::missing_field("score"))?,
-            metadata: metadata.flatten(),
-        })
+        let [content, source_url, title, score, metadata] = seen;
+        if !content {
+            return Err(de::Error::missing_field("content"));
+        }
+        if !score {
+            return Err(de::Error::missing_field("score"));
+        }
+        if !source_url {
+            place.source_url = None;
+        }
+        if !title {
+            place.title = None;
+        }
+        if !metadata {
+            place.metadata = None;
+        }
+        Ok(())
     }
 }
 

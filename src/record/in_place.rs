@@ -1,0 +1,230 @@
+//! Reading a field into the value already there, keeping its buffers.
+//!
+//! A caller that reads request after request into one [`ParsedResults`](super::ParsedResults)
+//! (the Python bindings do) then allocates a result's strings and metadata table once, not
+//! per request: a 2 KiB content is copied into the capacity the last one left. Each seed
+//! accepts exactly what the plain type accepts and words its errors the same way
+//! (`String` expects "a string", `Option` "option", `IndexMap` "a map"), so reading in place
+//! and reading fresh cannot differ but in allocations.
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
+
+use super::Metadata;
+
+/// The most metadata entries reserved ahead from a size hint: a hint is the input's claim,
+/// and a hostile one could claim anything (serde caps its own pre-allocation the same way).
+const MAX_RESERVED_ENTRIES: usize = 4096;
+
+/// Reads a string into `self.0`, replacing its text and keeping its capacity.
+pub(super) struct StringInto<'a>(pub(super) &'a mut String);
+
+impl<'de> DeserializeSeed<'de> for StringInto<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_string(self)
+    }
+}
+
+impl Visitor<'_> for StringInto<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<(), E> {
+        self.0.clear();
+        self.0.push_str(text);
+        Ok(())
+    }
+
+    fn visit_string<E: de::Error>(self, text: String) -> Result<(), E> {
+        // Already owned: taking it costs less than copying it.
+        *self.0 = text;
+        Ok(())
+    }
+
+    fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<(), E> {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => self.visit_str(text),
+            Err(_) => Err(E::invalid_value(de::Unexpected::Bytes(bytes), &self)),
+        }
+    }
+}
+
+/// Reads an optional string into `self.0`: `null` makes it `None`; a string reuses the
+/// buffer of the one that was there.
+pub(super) struct OptionalStringInto<'a>(pub(super) &'a mut Option<String>);
+
+impl<'de> DeserializeSeed<'de> for OptionalStringInto<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_option(self)
+    }
+}
+
+impl<'de> Visitor<'de> for OptionalStringInto<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("option")
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        *self.0 = None;
+        Ok(())
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.visit_none()
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        let text = self.0.get_or_insert_with(String::new);
+        StringInto(text).deserialize(deserializer)
+    }
+}
+
+/// Reads optional metadata into `self.0`: `null` makes it `None`; a map is read into the
+/// table that was there, emptied first. A key given twice keeps its first place and its last
+/// value, as `IndexMap` reads it.
+pub(super) struct MetadataInto<'a>(pub(super) &'a mut Option<Metadata>);
+
+impl<'de> DeserializeSeed<'de> for MetadataInto<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_option(self)
+    }
+}
+
+impl<'de> Visitor<'de> for MetadataInto<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("option")
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        *self.0 = None;
+        Ok(())
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.visit_none()
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        let table = self.0.get_or_insert_with(Metadata::default);
+        table.clear();
+        deserializer.deserialize_map(EntriesInto(table))
+    }
+}
+
+/// Reads a map's entries into an empty table.
+struct EntriesInto<'a>(&'a mut Metadata);
+
+impl<'de> Visitor<'de> for EntriesInto<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a map")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let hinted = map.size_hint().unwrap_or(0).min(MAX_RESERVED_ENTRIES);
+        self.0.reserve(hinted);
+        while let Some(key) = map.next_key::<String>()? {
+            let mut value = None;
+            map.next_value_seed(OptionalStringInto(&mut value))?;
+            self.0.insert(key, value);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+    use serde::de::IntoDeserializer;
+    use serde::de::value::{
+        BytesDeserializer, Error, I64Deserializer, StringDeserializer, UnitDeserializer,
+    };
+
+    use super::*;
+
+    /// Reads `$input` (an expression making a fresh deserializer) as each plain type and
+    /// into a place that held something else: the value or the error must be the same.
+    macro_rules! reads_as_the_plain_type {
+        ($input:expr) => {{
+            let what = stringify!($input);
+            let plain = String::deserialize($input).map_err(|e: Error| e.to_string());
+            let mut text = "left over".to_string();
+            let into = StringInto(&mut text).deserialize($input);
+            let into = into.map(|()| text.clone()).map_err(|e| e.to_string());
+            assert_eq!(into, plain, "String from {what}");
+
+            let plain = Option::<String>::deserialize($input).map_err(|e: Error| e.to_string());
+            let mut optional = Some("left over".to_string());
+            let into = OptionalStringInto(&mut optional).deserialize($input);
+            let into = into.map(|()| optional.clone()).map_err(|e| e.to_string());
+            assert_eq!(into, plain, "Option<String> from {what}");
+
+            let plain = Option::<Metadata>::deserialize($input).map_err(|e: Error| e.to_string());
+            let mut table = Some(Metadata::from_iter([("old".to_string(), None)]));
+            let into = MetadataInto(&mut table).deserialize($input);
+            let into = into.map(|()| table.clone()).map_err(|e| e.to_string());
+            assert_eq!(into, plain, "Option<Metadata> from {what}");
+        }};
+    }
+
+    #[test]
+    fn every_kind_of_value_reads_as_it_reads_into_the_plain_type() {
+        reads_as_the_plain_type!(IntoDeserializer::<Error>::into_deserializer("abc"));
+        reads_as_the_plain_type!(StringDeserializer::<Error>::new("owned".to_string()));
+        reads_as_the_plain_type!(BytesDeserializer::<Error>::new(b"bytes"));
+        reads_as_the_plain_type!(BytesDeserializer::<Error>::new(&[0xff, 0xfe]));
+        reads_as_the_plain_type!(UnitDeserializer::<Error>::new());
+        reads_as_the_plain_type!(I64Deserializer::<Error>::new(5));
+        reads_as_the_plain_type!(IntoDeserializer::<Error>::into_deserializer(
+            std::collections::BTreeMap::from([("k".to_string(), "v".to_string())])
+        ));
+    }
+
+    #[test]
+    fn a_hostile_size_hint_reserves_a_bounded_table() {
+        /// A map that claims a billion entries and has none.
+        struct Claims;
+        impl<'de> MapAccess<'de> for Claims {
+            type Error = Error;
+            fn next_key_seed<K: DeserializeSeed<'de>>(
+                &mut self,
+                _: K,
+            ) -> Result<Option<K::Value>, Error> {
+                Ok(None)
+            }
+            fn next_value_seed<V: DeserializeSeed<'de>>(
+                &mut self,
+                _: V,
+            ) -> Result<V::Value, Error> {
+                unreachable!("no key was given")
+            }
+            fn size_hint(&self) -> Option<usize> {
+                Some(1 << 30)
+            }
+        }
+        let mut table = Metadata::default();
+        EntriesInto(&mut table).visit_map(Claims).unwrap();
+        assert!(table.is_empty());
+        assert!(table.capacity() >= MAX_RESERVED_ENTRIES);
+        assert!(
+            table.capacity() < 2 * MAX_RESERVED_ENTRIES,
+            "{}",
+            table.capacity()
+        );
+    }
+}
