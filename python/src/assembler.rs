@@ -1,7 +1,7 @@
 //! The `Assembler` class: a validated configuration that assembles requests, with the GIL
 //! released while it does.
 
-use mentor_context::Assembler;
+use mentor_context::{Assembler, MentorRagResult, ParsedResults};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
@@ -10,7 +10,8 @@ use crate::many;
 use crate::options::Options;
 use crate::pyser::to_python;
 use crate::report::to_json;
-use crate::results::read_request;
+use crate::results::{read_request, read_request_into};
+use crate::reuse::{Reused, trim};
 
 /// Assembles ranked retrieval results into the context block of a prompt, within an exact
 /// token budget. Configure once (every option is checked here, and a bad one raises
@@ -20,6 +21,8 @@ use crate::results::read_request;
 pub(crate) struct PyAssembler {
     assembler: Assembler,
     strict: bool,
+    /// The last request's results, read into by the next: see `reuse`.
+    reused: Reused,
 }
 
 #[pymethods]
@@ -81,7 +84,11 @@ impl PyAssembler {
         let assembler = py
             .detach(|| builder.build())
             .map_err(|err| from_library(&err))?;
-        Ok(PyAssembler { assembler, strict })
+        Ok(PyAssembler {
+            assembler,
+            strict,
+            reused: Reused::default(),
+        })
     }
 
     /// The report of one request as a dict, with the keys of `mentor-context assemble
@@ -92,18 +99,20 @@ impl PyAssembler {
         py: Python<'py>,
         results: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let parsed = read_request(results, self.strict)?;
         let assembler = &self.assembler;
-        let context = py.detach(|| assembler.assemble(&parsed.results));
-        to_python(py, &context)
+        self.with_results(results, |results| {
+            let context = py.detach(|| assembler.assemble(results));
+            to_python(py, &context)
+        })?
     }
 
     /// The same report as one line of JSON text (no newline): what `assemble --json`
     /// prints, byte for byte. Cheaper than `assemble` when the report is written out.
     fn assemble_json(&self, py: Python<'_>, results: &Bound<'_, PyAny>) -> PyResult<String> {
-        let parsed = read_request(results, self.strict)?;
         let assembler = &self.assembler;
-        py.detach(|| to_json(&assembler.assemble(&parsed.results)))
+        self.with_results(results, |results| {
+            py.detach(|| to_json(&assembler.assemble(results)))
+        })?
     }
 
     /// The reports of many requests (each a list of results), in the order of `requests`.
@@ -142,6 +151,7 @@ impl PyAssembler {
         Ok(PyAssembler {
             assembler,
             strict: self.strict,
+            reused: Reused::default(),
         })
     }
 
@@ -179,6 +189,24 @@ impl PyAssembler {
     }
 }
 
+impl PyAssembler {
+    /// Reads `results` (into the last request's buffers when no other call holds them) and
+    /// hands them to `use_them`.
+    fn with_results<T>(
+        &self,
+        results: &Bound<'_, PyAny>,
+        use_them: impl FnOnce(&[MentorRagResult]) -> T,
+    ) -> PyResult<T> {
+        let mut reused = self.reused.take();
+        let mut own = ParsedResults::default();
+        let parsed = reused.as_deref_mut().unwrap_or(&mut own);
+        read_request_into(results, self.strict, parsed)?;
+        let used = use_them(&parsed.results);
+        trim(parsed);
+        Ok(used)
+    }
+}
+
 /// The most `threads` for `assemble_many`, as for the command's `--jobs`: each is a thread
 /// with its own stack.
 const MAX_THREADS: usize = 1024;
@@ -204,4 +232,11 @@ pub(crate) fn _time_rust_assemble(
             })
             .collect()
     }))
+}
+
+/// For the tests: the bytes of strings `assembler` keeps from its last request, or `None`
+/// while a call holds them.
+#[pyfunction]
+pub(crate) fn _kept_bytes(assembler: &PyAssembler) -> Option<usize> {
+    assembler.reused.kept_bytes()
 }

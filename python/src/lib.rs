@@ -5,7 +5,7 @@
 //! `FromStr` and validated by `ContextBuilder::build`; results are read by the library's own
 //! serde rules (`deserialize_request`); reports are the library's own serialization. The
 //! modules: [`depythonize`] (a serde reader of Python objects), [`options`] (keyword arguments into a `ContextBuilder`), [`results`] (Python
-//! objects into results), [`report`] (a context into JSON or a dict), [`pyser`] (a serde writer of Python objects), [`assembler`] (the `Assembler`
+//! objects into results), [`reuse`] (the buffers requests are read into), [`report`] (a context into JSON or a dict), [`pyser`] (a serde writer of Python objects), [`assembler`] (the `Assembler`
 //! class), [`citations`] (`resolve_citations`) and [`errors`] (the exception).
 #![deny(missing_docs)]
 
@@ -18,6 +18,7 @@ mod options;
 mod pyser;
 mod report;
 mod results;
+mod reuse;
 
 use pyo3::prelude::*;
 
@@ -32,5 +33,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<assembler::PyAssembler>()?;
     m.add_function(wrap_pyfunction!(citations::resolve_citations, m)?)?;
     m.add_function(wrap_pyfunction!(assembler::_time_rust_assemble, m)?)?;
+    m.add_function(wrap_pyfunction!(assembler::_kept_bytes, m)?)?;
     Ok(())
 }

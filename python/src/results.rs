@@ -7,7 +7,10 @@
 //! `score`, `title`, `source_url` or `sourceUrl`, `metadata`), as a dataclass or a
 //! framework's document would carry them.
 
-use mentor_context::{ParsedResults, UnknownProperties, UnknownProperty, deserialize_request};
+use mentor_context::{
+    ParsedResults, UnknownProperties, UnknownProperty, deserialize_request,
+    deserialize_request_into,
+};
 use pyo3::exceptions::{PyTypeError, PyUserWarning};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyMapping, PyString, PyTuple};
@@ -29,16 +32,26 @@ const ATTRIBUTES: [(&str, &str); 6] = [
 /// Reads one request: a list or tuple of results. With `strict`, an unknown property is an
 /// error; otherwise each distinct one gets a `UserWarning`, as the command warns.
 pub(crate) fn read_request(request: &Bound<'_, PyAny>, strict: bool) -> PyResult<ParsedResults> {
+    let mut parsed = ParsedResults::default();
+    read_request_into(request, strict, &mut parsed)?;
+    Ok(parsed)
+}
+
+/// [`read_request`] into `parsed`, reusing the buffers of the request read there before.
+pub(crate) fn read_request_into(
+    request: &Bound<'_, PyAny>,
+    strict: bool,
+    parsed: &mut ParsedResults,
+) -> PyResult<()> {
     let policy = if strict {
         UnknownProperties::Reject
     } else {
         UnknownProperties::Report
     };
     let request = as_records(request)?;
-    let parsed = match deserialize_request(PyDeserializer(&request), policy) {
-        Ok(parsed) => parsed,
-        Err(err) => return Err(locate(&request, policy, &err.to_string())),
-    };
+    if let Err(err) = deserialize_request_into(PyDeserializer(&request), policy, parsed) {
+        return Err(locate(&request, policy, &err.to_string()));
+    }
     if !parsed.unknown_properties.is_empty() {
         warn_unknown(
             request.py(),
@@ -46,7 +59,7 @@ pub(crate) fn read_request(request: &Bound<'_, PyAny>, strict: bool) -> PyResult
             parsed.results.len(),
         )?;
     }
-    Ok(parsed)
+    Ok(())
 }
 
 /// `request` with every result a mapping: the same object when they all are (the common

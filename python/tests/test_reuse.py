@@ -1,0 +1,104 @@
+"""An `Assembler` reads each request into the buffers of the last one. Nothing of the last
+request may show in the next: every report must equal a fresh `Assembler`'s, in any order
+of requests, after errors, and from several threads at once."""
+
+import json
+import threading
+import warnings
+
+import pytest
+from conftest import RESULT_FIXTURES
+
+from mentor_context import Assembler, MentorContextError
+from mentor_context._native import _kept_bytes
+
+# The most bytes of strings an Assembler keeps between calls (`MAX_KEPT_BYTES` in
+# python/src/reuse.rs).
+MAX_KEPT_BYTES = 4 << 20
+
+
+def requests():
+    """Every fixture, and shapes that differ from one to the next in what they leave."""
+    loaded = [json.loads(path.read_text()) for path in RESULT_FIXTURES]
+    full = {"content": "long " * 400, "score": 1, "title": "T", "sourceUrl": "https://a.example",
+            "metadata": {"k": "v", "year": "2025"}}
+    bare = {"content": "short", "score": "0.5"}
+    return loaded + [
+        [full, full],
+        [bare],
+        [dict(bare, metadata={"year": "2026"}), full],
+        [dict(bare, title=None, metadata=None)],
+        [],
+    ]
+
+
+def fresh(request):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return Assembler(300).assemble(request)
+
+
+def test_each_request_reads_as_it_reads_into_a_fresh_assembler():
+    reused = Assembler(300)
+    everything = requests()
+    # Each request after each other one, so that every pair meets.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for before in everything:
+            for request in everything:
+                reused.assemble(before)
+                assert reused.assemble(request) == fresh(request)
+                assert json.loads(reused.assemble_json(request)) == fresh(request)
+
+
+def test_a_refused_request_leaves_nothing_for_the_next():
+    assembler = Assembler(300)
+    kept = [{"content": "kept from before", "score": 1, "title": "Before"}]
+    assembler.assemble(kept)
+    with pytest.raises(MentorContextError, match=r"results\[1\]: missing field `score`"):
+        assembler.assemble([{"content": "a", "score": 1}, {"content": "b"}])
+    assert _kept_bytes(assembler) == 0
+    after = [{"content": "after", "score": 1}]
+    assert assembler.assemble(after) == fresh(after)
+
+
+def test_unknown_properties_are_still_warned_about_on_every_call():
+    assembler = Assembler(300)
+    for _ in range(2):
+        with pytest.warns(UserWarning, match="unknown property `url`"):
+            assembler.assemble([{"content": "a", "score": 1, "url": "u"}])
+
+
+def test_a_request_far_larger_than_usual_does_not_keep_its_memory():
+    assembler = Assembler(300)
+    small = [{"content": "x" * 2048, "score": 1, "title": "t"} for _ in range(50)]
+    assembler.assemble(small)
+    kept = _kept_bytes(assembler)
+    assert 50 * 2048 <= kept <= MAX_KEPT_BYTES
+    huge = [{"content": "y" * (MAX_KEPT_BYTES + 1), "score": 1}]
+    report = assembler.assemble(huge)
+    assert report == fresh(huge)
+    assert _kept_bytes(assembler) == 0
+    assert assembler.assemble(small) == fresh(small)
+
+
+def test_calls_from_many_threads_at_once_each_get_their_own_request():
+    assembler = Assembler(300)
+    everything = requests()
+    expected = [fresh(request) for request in everything]
+    failures = []
+
+    def work(offset):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for round_ in range(30):
+                at = (offset + round_) % len(everything)
+                if assembler.assemble(everything[at]) != expected[at]:
+                    failures.append(at)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
