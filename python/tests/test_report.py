@@ -68,6 +68,19 @@ def test_scores_read_back_as_the_command_prints_them():
     assert report["citations"][0]["score"] == 0.91
 
 
+def test_scores_at_the_limits_of_f32_read_back_as_the_json_gives_them():
+    # The longest decimals an f32 has (the smallest subnormal is 0. and 44 more digits), the
+    # largest, and ordinary ones: the dict report must hold the floats json.loads reads.
+    scores = [1e-45, -1e-45, 1.1754942e-38, 3.4028235e38, -3.4028235e38, 0.1, 123456.79, 1e-7]
+    assembler = Assembler(4000)
+    results = [{"content": f"result {n}", "score": score} for n, score in enumerate(scores)]
+    report = assembler.assemble(results)
+    expected = json.loads(assembler.assemble_json(results))
+    got = sorted(chip["score"] for chip in report["citations"])
+    assert got == sorted(chip["score"] for chip in expected["citations"])
+    assert 1e-45 in got and 3.4028235e38 in got
+
+
 def test_with_budget_is_a_new_budget_on_the_same_configuration(cli):
     fixture = RESULT_FIXTURES[0]
     base = Assembler(4000, format="xml", header="H")
