@@ -193,6 +193,75 @@ mod tests {
         reads_as_the_plain_type!(IntoDeserializer::<Error>::into_deserializer(
             std::collections::BTreeMap::from([("k".to_string(), "v".to_string())])
         ));
+        reads_as_the_plain_type!(UnitOnly);
+    }
+
+    /// JSON, against the plain types' own visitors (`IndexMap`'s for metadata): the values
+    /// and the wording of every error.
+    #[test]
+    fn json_reads_as_it_reads_into_the_plain_type() {
+        for json in [
+            r#""text""#,
+            "null",
+            "5",
+            "[1]",
+            r#"{"k":"v","w":null}"#,
+            r#"{"k":"v","w":null,"k":"again"}"#,
+            r#"{"k":5}"#,
+            r#"{"k":[]}"#,
+        ] {
+            macro_rules! json {
+                () => {
+                    &mut serde_json::Deserializer::from_str(json)
+                };
+            }
+            let what = json;
+            let plain = String::deserialize(json!()).map_err(|e| e.to_string());
+            let mut text = "left over".to_string();
+            let into = StringInto(&mut text).deserialize(json!());
+            assert_eq!(
+                into.map(|()| text).map_err(|e| e.to_string()),
+                plain,
+                "{what}"
+            );
+
+            let plain = Option::<String>::deserialize(json!()).map_err(|e| e.to_string());
+            let mut optional = Some("left over".to_string());
+            let into = OptionalStringInto(&mut optional).deserialize(json!());
+            assert_eq!(
+                into.map(|()| optional).map_err(|e| e.to_string()),
+                plain,
+                "{what}"
+            );
+
+            let plain = Option::<Metadata>::deserialize(json!()).map_err(|e| e.to_string());
+            let mut table = Some(Metadata::from_iter([("k".to_string(), None)]));
+            let into = MetadataInto(&mut table).deserialize(json!());
+            assert_eq!(
+                into.map(|()| table).map_err(|e| e.to_string()),
+                plain,
+                "{what}"
+            );
+        }
+    }
+
+    /// A deserializer that has only a unit to give, however it is asked: as formats without
+    /// an option type hand over a `null`.
+    #[derive(Clone, Copy)]
+    struct UnitOnly;
+
+    impl<'de> Deserializer<'de> for UnitOnly {
+        type Error = Error;
+
+        fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+            visitor.visit_unit()
+        }
+
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map struct
+            enum identifier ignored_any
+        }
     }
 
     #[test]
