@@ -371,5 +371,11 @@ mod tests {
         let missing = serde_json::json!([{"score": 1}]);
         let err = deserialize_request(&missing, UnknownProperties::Report).unwrap_err();
         assert_eq!(err.to_string(), "missing field `content`");
+        let one = serde_json::json!({"content": "a", "score": 1});
+        let err = deserialize_request(&one, UnknownProperties::Report).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid type: map, expected a JSON array of results"
+        );
     }
 }
