@@ -90,8 +90,8 @@ impl<'de> Visitor<'de> for OptionalStringInto<'_> {
 }
 
 /// Reads optional metadata into `self.0`: `null` makes it `None`; a map is read into the
-/// table that was there, emptied first. A key given twice keeps its first place and its last
-/// value, as `IndexMap` reads it.
+/// table that was there (see [`EntriesInto`]). A key given twice keeps its first place and
+/// its last value, as `IndexMap` reads it.
 pub(super) struct MetadataInto<'a>(pub(super) &'a mut Option<Metadata>);
 
 impl<'de> DeserializeSeed<'de> for MetadataInto<'_> {
@@ -120,12 +120,16 @@ impl<'de> Visitor<'de> for MetadataInto<'_> {
 
     fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         let table = self.0.get_or_insert_with(Metadata::default);
-        table.clear();
         deserializer.deserialize_map(EntriesInto(table))
     }
 }
 
-/// Reads a map's entries into an empty table.
+/// Reads a map's entries into the table of the last request's, which it ends holding alone.
+///
+/// Results in a stream mostly carry the same keys in the same order (`chunk_id`, `product`),
+/// so while the keys come as the table has them each value is read into its entry: no key
+/// is allocated or hashed. At the first key that differs, the rest of the old table goes,
+/// and entries are inserted as `IndexMap` reads them.
 struct EntriesInto<'a>(&'a mut Metadata);
 
 impl<'de> Visitor<'de> for EntriesInto<'_> {
@@ -136,14 +140,90 @@ impl<'de> Visitor<'de> for EntriesInto<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let table = self.0;
         let hinted = map.size_hint().unwrap_or(0).min(MAX_RESERVED_ENTRIES);
-        self.0.reserve(hinted);
-        while let Some(key) = map.next_key::<String>()? {
-            let mut value = None;
-            map.next_value_seed(OptionalStringInto(&mut value))?;
-            self.0.insert(key, value);
+        table.reserve(hinted.saturating_sub(table.len()));
+        // The entries read so far are `table[..read]` while `in_step`.
+        let mut read = 0;
+        let mut in_step = true;
+        loop {
+            let expected = if in_step { table.get_index(read) } else { None };
+            let seed = KeyAgainst(expected.map(|(key, _)| key.as_str()));
+            match map.next_key_seed(seed)? {
+                None => break,
+                Some(Key::AsExpected) => {
+                    // The key was compared with this very entry, and nothing came between.
+                    let Some((_, value)) = table.get_index_mut(read) else {
+                        return Err(de::Error::custom("a metadata entry went missing"));
+                    };
+                    map.next_value_seed(OptionalStringInto(value))?;
+                    read += 1;
+                }
+                Some(Key::Other(key)) => {
+                    if in_step {
+                        table.truncate(read);
+                        in_step = false;
+                    }
+                    let mut value = None;
+                    map.next_value_seed(OptionalStringInto(&mut value))?;
+                    // A key given twice keeps its first place and its last value.
+                    table.insert(key, value);
+                }
+            }
+        }
+        if in_step {
+            table.truncate(read);
         }
         Ok(())
+    }
+}
+
+/// A metadata key read: the one expected (not copied), or another.
+enum Key {
+    AsExpected,
+    Other(String),
+}
+
+/// Reads a metadata key, telling whether it is the expected one; it accepts what `String`
+/// accepts.
+struct KeyAgainst<'a>(Option<&'a str>);
+
+impl<'de> DeserializeSeed<'de> for KeyAgainst<'_> {
+    type Value = Key;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Key, D::Error> {
+        deserializer.deserialize_string(self)
+    }
+}
+
+impl Visitor<'_> for KeyAgainst<'_> {
+    type Value = Key;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<Key, E> {
+        Ok(if self.0 == Some(text) {
+            Key::AsExpected
+        } else {
+            Key::Other(text.to_string())
+        })
+    }
+
+    fn visit_string<E: de::Error>(self, text: String) -> Result<Key, E> {
+        Ok(if self.0 == Some(text.as_str()) {
+            Key::AsExpected
+        } else {
+            Key::Other(text)
+        })
+    }
+
+    fn visit_bytes<E: de::Error>(self, bytes: &[u8]) -> Result<Key, E> {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => self.visit_str(text),
+            Err(_) => Err(E::invalid_value(de::Unexpected::Bytes(bytes), &self)),
+        }
     }
 }
 
