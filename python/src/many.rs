@@ -15,17 +15,22 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError, mpsc};
 
-use mentor_context::{AssembledContext, Assembler, MentorRagResult};
+use mentor_context::{AssembledContext, Assembler, MentorRagResult, ParsedResults};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
 use crate::errors::refused;
 use crate::pyser::to_python;
-use crate::results::read_request;
+use crate::results::read_request_into;
+use crate::reuse::trim;
 
 /// Requests queued per thread at most: one being assembled, one waiting, so that a thread
 /// seldom waits for the reading.
 const QUEUED_PER_THREAD: usize = 2;
+
+/// Results kept to read requests into, at most. They come back as fast as requests are
+/// read, so a few are enough; the rest are freed here, on the thread that allocated them.
+const SPARE_RESULTS: usize = 16;
 
 /// A request read: its place in `requests` and its results.
 type Request = (usize, Vec<MentorRagResult>);
@@ -72,6 +77,7 @@ pub(crate) fn assemble_many<'py>(
         reports: &reports,
         finished: BTreeMap::new(),
         reported: 0,
+        spare: Vec::new(),
     };
     let (queue, queued) = (&queue, &queued);
     let mut read = 0;
@@ -102,9 +108,10 @@ pub(crate) fn assemble_many<'py>(
         let outcome = (|| -> PyResult<()> {
             for (at, request) in requests.try_iter()?.enumerate() {
                 // An error of the iterable itself is raised as it is; a bad request is named.
-                let results = read_request(&request?, strict)
-                    .map_err(|err| located(py, &err, at))?
-                    .results;
+                let mut parsed = in_order.spare.pop().unwrap_or_default();
+                read_request_into(&request?, strict, &mut parsed)
+                    .map_err(|err| located(py, &err, at))?;
+                let results = std::mem::take(&mut parsed.results);
                 read += 1;
                 let oldest = {
                     let mut queue = lock(queue);
@@ -185,6 +192,9 @@ struct InOrder<'l, 'py> {
     reports: &'l Bound<'py, PyList>,
     finished: BTreeMap<usize, AssembledContext<'static>>,
     reported: usize,
+    /// Results of requests reported, to read the next requests into (see `reuse`): each
+    /// request's strings are then allocated once per queue slot, not once per request.
+    spare: Vec<ParsedResults>,
 }
 
 impl<'py> InOrder<'_, 'py> {
@@ -216,7 +226,12 @@ impl<'py> InOrder<'_, 'py> {
 
     /// Files one finished context, and reports every context that is now next in order.
     fn add(&mut self, py: Python<'py>, (at, context, results): Finished) -> PyResult<()> {
-        drop(results);
+        if self.spare.len() < SPARE_RESULTS {
+            let mut parsed = ParsedResults::default();
+            parsed.results = results;
+            trim(&mut parsed);
+            self.spare.push(parsed);
+        }
         self.finished.insert(at, context);
         while let Some(context) = self.finished.remove(&self.reported) {
             self.reports.append(to_python(py, &context)?)?;

@@ -102,3 +102,14 @@ def test_calls_from_many_threads_at_once_each_get_their_own_request():
     for thread in threads:
         thread.join()
     assert failures == []
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_assemble_many_reads_each_request_as_a_fresh_assembler_does(threads):
+    # Requests of every shape, many times over, so that the results of one are read into
+    # by later ones whatever the order they come back in.
+    everything = requests() * 6
+    expected = [fresh(request) for request in everything]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert Assembler(300).assemble_many(everything, threads=threads) == expected
