@@ -127,6 +127,10 @@ def test_metadata_values_must_be_strings_or_none():
         ({"content": "a", "score": math.inf}, "score inf is not a finite 32-bit number"),
         ({"content": "\ud800", "score": 1}, "surrogates not allowed"),
         ({"content": "a", "score": 1, "title": 5}, "invalid type: integer `5`, expected a string"),
+        # Keys JSON could not have: a property name, and a metadata key, that are not strings.
+        ({1: "x", "content": "a", "score": 1}, "invalid type: integer `1`, expected a property name"),
+        ({"content": "a", "score": 1, "metadata": {2: "v"}},
+         "invalid type: integer `2`, expected a string"),
     ],
 )
 def test_values_json_cannot_carry_are_refused_by_name_too(result, problem):

@@ -322,6 +322,48 @@ mod tests {
                 plain,
                 "{what}"
             );
+
+            // An owned `Value` hands over owned strings (`visit_string`), keys included.
+            let value = || serde_json::from_str::<serde_json::Value>(json).unwrap();
+            let plain = Option::<Metadata>::deserialize(value()).map_err(|e| e.to_string());
+            let mut table = Some(Metadata::from_iter([("k".to_string(), None)]));
+            let into = MetadataInto(&mut table).deserialize(value());
+            let into = into.map(|()| table).map_err(|e| e.to_string());
+            assert_eq!(into, plain, "owned {what}");
+            let plain = String::deserialize(value()).map_err(|e| e.to_string());
+            let mut text = "left over".to_string();
+            let into = StringInto(&mut text).deserialize(value());
+            let into = into.map(|()| text).map_err(|e| e.to_string());
+            assert_eq!(into, plain, "owned {what}");
+        }
+    }
+
+    /// Entries whose keys or values are not strings, and keys given twice, from a map
+    /// deserializer: worded as `IndexMap`'s own reader words them.
+    #[test]
+    fn entries_read_as_indexmap_reads_them() {
+        use serde::de::value::MapDeserializer;
+        use serde_json::{Value, json};
+
+        let text = |s: &str| Value::String(s.to_string());
+        let cases: Vec<Vec<(Value, Value)>> = vec![
+            vec![(json!(1), text("v"))],
+            vec![(text("k"), json!(5))],
+            vec![
+                (text("k"), text("v")),
+                (text("w"), Value::Null),
+                (text("k"), text("x")),
+            ],
+            vec![(text("w"), text("first")), (text("k"), text("second"))],
+        ];
+        for entries in cases {
+            let input =
+                || MapDeserializer::<_, serde_json::Error>::new(entries.clone().into_iter());
+            let plain = Metadata::deserialize(input()).map_err(|e| e.to_string());
+            let mut table = Metadata::from_iter([("k".to_string(), Some("old".to_string()))]);
+            let into = input().deserialize_map(EntriesInto(&mut table));
+            let into = into.map(|()| table).map_err(|e| e.to_string());
+            assert_eq!(into, plain, "{entries:?}");
         }
     }
 
