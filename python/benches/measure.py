@@ -7,12 +7,17 @@
    --json`, the Python medians from timeit; and, because load on a shared machine moves
    medians taken at different moments, the same three taken call by call in alternation in
    this process (the Rust call timed inside the extension, on results read once).
+   In the same alternation, two floors of building the report as Python objects, with no
+   reading and no assembly: `marshal.loads` and `json.loads` of the same report, serialized
+   ahead. marshal is CPython's fastest reader of such objects, so what it takes is about the
+   least any `assemble` returning this dict can add to the Rust call.
 2. `assemble_many` with 2 threads against 1, on 200 requests made from the bench request,
    alternated call by call, with the CPU time each took.
 Prints the load average (`uptime`) before and after: on a shared machine it matters.
 """
 
 import json
+import marshal
 import statistics
 import subprocess
 import sys
@@ -67,7 +72,9 @@ def main() -> None:
           f"({py_dict / rust - 1:+.1%}), assemble_json {py_json / 1e3:.1f} us "
           f"({py_json / rust - 1:+.1%})")
 
-    rust_calls, dict_calls, json_calls = [], [], []
+    report_marshal = marshal.dumps(assembler.assemble(results))
+    report_json = assembler.assemble_json(results)
+    rust_calls, dict_calls, json_calls, marshal_floor, json_floor = [], [], [], [], []
     for _ in range(2000):
         rust_calls.append(_time_rust_assemble(assembler, results, 1)[0])
         start = time.perf_counter_ns()
@@ -76,10 +83,22 @@ def main() -> None:
         start = time.perf_counter_ns()
         assembler.assemble_json(results)
         json_calls.append(time.perf_counter_ns() - start)
-    rust, py_dict, py_json = (statistics.median(c) for c in (rust_calls, dict_calls, json_calls))
+        start = time.perf_counter_ns()
+        marshal.loads(report_marshal)
+        marshal_floor.append(time.perf_counter_ns() - start)
+        start = time.perf_counter_ns()
+        json.loads(report_json)
+        json_floor.append(time.perf_counter_ns() - start)
+    rust, py_dict, py_json, floor_marshal, floor_json = (
+        statistics.median(c)
+        for c in (rust_calls, dict_calls, json_calls, marshal_floor, json_floor)
+    )
     print(f"alternated, 2000 calls each: rust {rust / 1e3:.1f} us, assemble "
           f"{py_dict / 1e3:.1f} us ({py_dict / rust - 1:+.1%}), assemble_json "
           f"{py_json / 1e3:.1f} us ({py_json / rust - 1:+.1%})")
+    print(f"building the same report alone: marshal.loads {floor_marshal / 1e3:.1f} us "
+          f"({floor_marshal / rust:.1%} of the Rust call), json.loads "
+          f"{floor_json / 1e3:.1f} us ({floor_json / rust:.1%})")
 
     requests = [[dict(r, content=f"{i} {r['content']}") for r in results] for i in range(200)]
     # One call with 1 thread, then one with 2, per round: the speed-up of each round is taken
