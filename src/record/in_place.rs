@@ -55,11 +55,30 @@ impl Visitor<'_> for StringInto<'_> {
     }
 }
 
-/// Reads an optional string into `self.0`: `null` makes it `None`; a string reuses the
-/// buffer of the one that was there.
-pub(super) struct OptionalStringInto<'a>(pub(super) &'a mut Option<String>);
+/// A value that can be read into, keeping what it can of what it held.
+pub(super) trait ReadInto: Default {
+    fn read_into<'de, D: Deserializer<'de>>(&mut self, deserializer: D) -> Result<(), D::Error>;
+}
 
-impl<'de> DeserializeSeed<'de> for OptionalStringInto<'_> {
+impl ReadInto for String {
+    fn read_into<'de, D: Deserializer<'de>>(&mut self, deserializer: D) -> Result<(), D::Error> {
+        StringInto(self).deserialize(deserializer)
+    }
+}
+
+/// A map is read into the table that was there (see [`EntriesInto`]). A key given twice keeps
+/// its first place and its last value, as `IndexMap` reads it.
+impl ReadInto for Metadata {
+    fn read_into<'de, D: Deserializer<'de>>(&mut self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_map(EntriesInto(self))
+    }
+}
+
+/// Reads an optional value into `self.0`: `null` makes it `None`; a value is read into the
+/// one that was there, or into a new one.
+pub(super) struct OptionInto<'a, T>(pub(super) &'a mut Option<T>);
+
+impl<'de, T: ReadInto> DeserializeSeed<'de> for OptionInto<'_, T> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
@@ -67,7 +86,7 @@ impl<'de> DeserializeSeed<'de> for OptionalStringInto<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for OptionalStringInto<'_> {
+impl<'de, T: ReadInto> Visitor<'de> for OptionInto<'_, T> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -84,43 +103,9 @@ impl<'de> Visitor<'de> for OptionalStringInto<'_> {
     }
 
     fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        let text = self.0.get_or_insert_with(String::new);
-        StringInto(text).deserialize(deserializer)
-    }
-}
-
-/// Reads optional metadata into `self.0`: `null` makes it `None`; a map is read into the
-/// table that was there (see [`EntriesInto`]). A key given twice keeps its first place and
-/// its last value, as `IndexMap` reads it.
-pub(super) struct MetadataInto<'a>(pub(super) &'a mut Option<Metadata>);
-
-impl<'de> DeserializeSeed<'de> for MetadataInto<'_> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_option(self)
-    }
-}
-
-impl<'de> Visitor<'de> for MetadataInto<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("option")
-    }
-
-    fn visit_none<E: de::Error>(self) -> Result<(), E> {
-        *self.0 = None;
-        Ok(())
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        self.visit_none()
-    }
-
-    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        let table = self.0.get_or_insert_with(Metadata::default);
-        deserializer.deserialize_map(EntriesInto(table))
+        self.0
+            .get_or_insert_with(T::default)
+            .read_into(deserializer)
     }
 }
 
@@ -156,7 +141,7 @@ impl<'de> Visitor<'de> for EntriesInto<'_> {
                     let Some((_, value)) = table.get_index_mut(read) else {
                         return Err(de::Error::custom("a metadata entry went missing"));
                     };
-                    map.next_value_seed(OptionalStringInto(value))?;
+                    map.next_value_seed(OptionInto(value))?;
                     read += 1;
                 }
                 Some(Key::Other(key)) => {
@@ -165,7 +150,7 @@ impl<'de> Visitor<'de> for EntriesInto<'_> {
                         in_step = false;
                     }
                     let mut value = None;
-                    map.next_value_seed(OptionalStringInto(&mut value))?;
+                    map.next_value_seed(OptionInto(&mut value))?;
                     // A key given twice keeps its first place and its last value.
                     table.insert(key, value);
                 }
@@ -250,13 +235,13 @@ mod tests {
 
             let plain = Option::<String>::deserialize($input).map_err(|e: Error| e.to_string());
             let mut optional = Some("left over".to_string());
-            let into = OptionalStringInto(&mut optional).deserialize($input);
+            let into = OptionInto(&mut optional).deserialize($input);
             let into = into.map(|()| optional.clone()).map_err(|e| e.to_string());
             assert_eq!(into, plain, "Option<String> from {what}");
 
             let plain = Option::<Metadata>::deserialize($input).map_err(|e: Error| e.to_string());
             let mut table = Some(Metadata::from_iter([("old".to_string(), None)]));
-            let into = MetadataInto(&mut table).deserialize($input);
+            let into = OptionInto(&mut table).deserialize($input);
             let into = into.map(|()| table.clone()).map_err(|e| e.to_string());
             assert_eq!(into, plain, "Option<Metadata> from {what}");
         }};
@@ -307,7 +292,7 @@ mod tests {
 
             let plain = Option::<String>::deserialize(json!()).map_err(|e| e.to_string());
             let mut optional = Some("left over".to_string());
-            let into = OptionalStringInto(&mut optional).deserialize(json!());
+            let into = OptionInto(&mut optional).deserialize(json!());
             assert_eq!(
                 into.map(|()| optional).map_err(|e| e.to_string()),
                 plain,
@@ -316,7 +301,7 @@ mod tests {
 
             let plain = Option::<Metadata>::deserialize(json!()).map_err(|e| e.to_string());
             let mut table = Some(Metadata::from_iter([("k".to_string(), None)]));
-            let into = MetadataInto(&mut table).deserialize(json!());
+            let into = OptionInto(&mut table).deserialize(json!());
             assert_eq!(
                 into.map(|()| table).map_err(|e| e.to_string()),
                 plain,
@@ -327,7 +312,7 @@ mod tests {
             let value = || serde_json::from_str::<serde_json::Value>(json).unwrap();
             let plain = Option::<Metadata>::deserialize(value()).map_err(|e| e.to_string());
             let mut table = Some(Metadata::from_iter([("k".to_string(), None)]));
-            let into = MetadataInto(&mut table).deserialize(value());
+            let into = OptionInto(&mut table).deserialize(value());
             let into = into.map(|()| table).map_err(|e| e.to_string());
             assert_eq!(into, plain, "owned {what}");
             let plain = String::deserialize(value()).map_err(|e| e.to_string());

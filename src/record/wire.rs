@@ -9,7 +9,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visi
 use serde::{Deserialize, Serialize};
 
 use super::MentorRagResult;
-use super::in_place::{MetadataInto, OptionalStringInto, StringInto};
+use super::in_place::{OptionInto, StringInto};
 use super::similar::closest;
 
 /// The property names of the wire form, as written.
@@ -204,10 +204,10 @@ impl<'de> Visitor<'de> for RecordInto<'_, '_> {
             seen[at] = true;
             match at {
                 0 => map.next_value_seed(StringInto(&mut place.content))?,
-                1 => map.next_value_seed(OptionalStringInto(&mut place.source_url))?,
-                2 => map.next_value_seed(OptionalStringInto(&mut place.title))?,
+                1 => map.next_value_seed(OptionInto(&mut place.source_url))?,
+                2 => map.next_value_seed(OptionInto(&mut place.title))?,
                 3 => place.score = map.next_value_seed(Score)?,
-                _ => map.next_value_seed(MetadataInto(&mut place.metadata))?,
+                _ => map.next_value_seed(OptionInto(&mut place.metadata))?,
             }
         }
         let [content, source_url, title, score, metadata] = seen;
