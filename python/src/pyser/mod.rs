@@ -6,13 +6,18 @@
 //! `float` of its shortest decimal (`0.91`, not `0.9100000262260437`), a non-finite number
 //! `None`, a unit variant its name. The tests compare every report with `assemble --json`.
 
+mod decimal;
+mod keys;
+
 use std::cell::{Cell, RefCell};
-use std::fmt::{self, Write as _};
-use std::sync::{Mutex, TryLockError};
+use std::fmt;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyFloat, PyList, PyString};
 use serde::ser::{self, Serialize};
+
+use decimal::shortest_f32;
+use keys::{Keys, put_back_known_keys, take_known_keys};
 
 /// Why a value could not be built: a Python error, or a shape the report never has.
 #[derive(Debug)]
@@ -61,99 +66,8 @@ pub(crate) fn to_python<'py, T: Serialize + ?Sized>(
     built
 }
 
-/// The keys of the reports built so far, kept for the next: a report is made of the same
-/// two dozen names, and interning them anew cost each call about 20 dict lookups.
-static KNOWN_KEYS: Mutex<Vec<(&'static str, Py<PyString>)>> = Mutex::new(Vec::new());
-
-/// The known keys; none when another report holds them (it puts back as many).
-fn take_known_keys() -> Vec<(&'static str, Py<PyString>)> {
-    match KNOWN_KEYS.try_lock() {
-        Ok(mut known) => std::mem::take(&mut *known),
-        Err(TryLockError::Poisoned(poisoned)) => std::mem::take(&mut *poisoned.into_inner()),
-        Err(TryLockError::WouldBlock) => Vec::new(),
-    }
-}
-
-fn put_back_known_keys(keys: Vec<(&'static str, Py<PyString>)>) {
-    let mut known = match KNOWN_KEYS.try_lock() {
-        Ok(known) => known,
-        Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
-        Err(TryLockError::WouldBlock) => return,
-    };
-    if keys.len() >= known.len() {
-        *known = keys;
-    }
-}
-
-/// The field names of the structs serialized so far, as Python strings. A name is found
-/// again by its pointer (serde hands over the same `&'static str` each time), first where
-/// the last one found was followed, since a struct's fields come in the same order each time.
-struct Keys<'py> {
-    py: Python<'py>,
-    seen: RefCell<Vec<(&'static str, Py<PyString>)>>,
-    /// Where the name after the last one found was, the first place to look.
-    next: Cell<usize>,
-}
-
-impl<'py> Keys<'py> {
-    fn get(&self, name: &'static str) -> Bound<'py, PyString> {
-        let mut seen = self.seen.borrow_mut();
-        let hinted = self.next.get();
-        let at = match seen.get(hinted) {
-            Some((known, _)) if std::ptr::eq(*known, name) => Some(hinted),
-            _ => seen
-                .iter()
-                .position(|(known, _)| std::ptr::eq(*known, name)),
-        };
-        let at = at.unwrap_or_else(|| {
-            seen.push((name, PyString::intern(self.py, name).unbind()));
-            seen.len() - 1
-        });
-        self.next.set(at + 1);
-        seen[at].1.bind(self.py).clone()
-    }
-}
-
 #[derive(Clone, Copy)]
 struct PySerializer<'a, 'py>(&'a Keys<'py>);
-
-/// The float of `value`'s shortest decimal, as `serde_json` writes an `f32` and Python reads
-/// it back.
-fn shortest_f32(value: f32) -> f64 {
-    let mut decimal = Decimal {
-        bytes: [0; Decimal::CAPACITY],
-        len: 0,
-    };
-    if write!(decimal, "{value}").is_err() {
-        return f64::from(value);
-    }
-    std::str::from_utf8(&decimal.bytes[..decimal.len])
-        .ok()
-        .and_then(|text| text.parse().ok())
-        .unwrap_or(f64::from(value))
-}
-
-/// A decimal written on the stack: one per score in a report, so no allocation for it.
-struct Decimal {
-    bytes: [u8; Decimal::CAPACITY],
-    len: usize,
-}
-
-impl Decimal {
-    /// Room for the longest `f32` Rust writes without an exponent: the smallest subnormal,
-    /// `-0.` and 44 more digits, 48 bytes.
-    const CAPACITY: usize = 64;
-}
-
-impl fmt::Write for Decimal {
-    fn write_str(&mut self, text: &str) -> fmt::Result {
-        let end = self.len + text.len();
-        let room = self.bytes.get_mut(self.len..end).ok_or(fmt::Error)?;
-        room.copy_from_slice(text.as_bytes());
-        self.len = end;
-        Ok(())
-    }
-}
 
 /// A list being built.
 struct Seq<'a, 'py> {
