@@ -200,10 +200,12 @@ impl PyAssembler {
         let mut reused = self.reused.take();
         let mut own = ParsedResults::default();
         let parsed = reused.as_deref_mut().unwrap_or(&mut own);
-        read_request_into(results, self.strict, parsed)?;
-        let used = use_them(&parsed.results);
+        let used =
+            read_request_into(results, self.strict, parsed).map(|()| use_them(&parsed.results));
+        // On every way out: a refused request (or a warning raised as an error) may have
+        // grown the buffers as much as one that was assembled.
         trim(parsed);
-        Ok(used)
+        used
     }
 }
 

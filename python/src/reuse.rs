@@ -7,11 +7,11 @@
 
 use std::sync::{Mutex, MutexGuard, TryLockError};
 
-use mentor_context::ParsedResults;
+use mentor_context::{MentorRagResult, ParsedResults};
 
-/// The most bytes of strings the buffers keep between calls. One request far larger than
-/// the usual (a megabyte document) is read, and its buffers are then let go, so that one
-/// request does not hold its memory for the life of the `Assembler`.
+/// The most bytes the buffers keep between calls. One request far larger than the usual (a
+/// megabyte document, a million results) is read, and its buffers are then let go, so that
+/// one request does not hold its memory for the life of the `Assembler`.
 pub(crate) const MAX_KEPT_BYTES: usize = 4 << 20;
 
 /// The results of the last request, their buffers kept for the next.
@@ -45,22 +45,25 @@ pub(crate) fn trim(parsed: &mut ParsedResults) {
     }
 }
 
-/// The bytes `parsed`'s strings have room for.
+/// About the bytes `parsed` holds: the list of results (its room, not only its length: a
+/// refused request leaves the list empty and its room kept), each result's strings, and each
+/// metadata table's entries and index.
 pub(crate) fn kept_bytes(parsed: &ParsedResults) -> usize {
+    /// An entry of a metadata table: its key and value, and the hash and slot `IndexMap`
+    /// keeps for it.
+    const ENTRY_BYTES: usize = size_of::<(String, Option<String>)>() + 2 * size_of::<usize>() + 1;
     let optional = |text: &Option<String>| text.as_ref().map_or(0, String::capacity);
-    parsed
-        .results
-        .iter()
-        .map(|result| {
-            let metadata = result
-                .metadata
+    let results = parsed.results.iter().map(|result| {
+        let metadata = result.metadata.as_ref().map_or(0, |table| {
+            let entries = table
                 .iter()
-                .flatten()
                 .map(|(key, value)| key.capacity() + optional(value));
-            result.content.capacity()
-                + optional(&result.source_url)
-                + optional(&result.title)
-                + metadata.sum::<usize>()
-        })
-        .sum()
+            table.capacity() * ENTRY_BYTES + entries.sum::<usize>()
+        });
+        result.content.capacity()
+            + optional(&result.source_url)
+            + optional(&result.title)
+            + metadata
+    });
+    parsed.results.capacity() * size_of::<MentorRagResult>() + results.sum::<usize>()
 }

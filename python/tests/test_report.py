@@ -69,7 +69,7 @@ def test_scores_read_back_as_the_command_prints_them():
 
 
 def test_scores_at_the_limits_of_f32_read_back_as_the_json_gives_them():
-    # The longest decimals an f32 has (the smallest subnormal is 0. and 44 more digits), the
+    # The longest decimals an f32 has (the smallest subnormal is 0. and 45 more digits), the
     # largest, and ordinary ones: the dict report must hold the floats json.loads reads.
     scores = [1e-45, -1e-45, 1.1754942e-38, 3.4028235e38, -3.4028235e38, 0.1, 123456.79, 1e-7]
     assembler = Assembler(4000)

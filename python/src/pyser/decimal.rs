@@ -26,7 +26,7 @@ struct Decimal {
 
 impl Decimal {
     /// Room for the longest `f32` Rust writes without an exponent: the smallest subnormal,
-    /// `-0.` and 44 more digits, 48 bytes.
+    /// `-0.` and 45 more digits, 48 bytes.
     const CAPACITY: usize = 64;
 }
 

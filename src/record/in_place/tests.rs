@@ -8,6 +8,12 @@ use serde::de::value::{
 
 use super::*;
 
+/// Equal, and in the same order: `==` on an `IndexMap` does not look at the order.
+#[track_caller]
+fn same<T: std::fmt::Debug>(into: T, plain: T, what: &str) {
+    assert_eq!(format!("{into:?}"), format!("{plain:?}"), "{what}");
+}
+
 /// Reads `$input` (an expression making a fresh deserializer) as each plain type and
 /// into a place that held something else: the value or the error must be the same.
 macro_rules! reads_as_the_plain_type {
@@ -17,19 +23,19 @@ macro_rules! reads_as_the_plain_type {
         let mut text = "left over".to_string();
         let into = StringInto(&mut text).deserialize($input);
         let into = into.map(|()| text.clone()).map_err(|e| e.to_string());
-        assert_eq!(into, plain, "String from {what}");
+        same(into, plain, &format!("String from {what}"));
 
         let plain = Option::<String>::deserialize($input).map_err(|e: Error| e.to_string());
         let mut optional = Some("left over".to_string());
         let into = OptionInto(&mut optional).deserialize($input);
         let into = into.map(|()| optional.clone()).map_err(|e| e.to_string());
-        assert_eq!(into, plain, "Option<String> from {what}");
+        same(into, plain, &format!("Option<String> from {what}"));
 
         let plain = Option::<Metadata>::deserialize($input).map_err(|e: Error| e.to_string());
         let mut table = Some(Metadata::from_iter([("old".to_string(), None)]));
         let into = OptionInto(&mut table).deserialize($input);
         let into = into.map(|()| table.clone()).map_err(|e| e.to_string());
-        assert_eq!(into, plain, "Option<Metadata> from {what}");
+        same(into, plain, &format!("Option<Metadata> from {what}"));
     }};
 }
 
@@ -70,29 +76,21 @@ fn json_reads_as_it_reads_into_the_plain_type() {
         let plain = String::deserialize(json!()).map_err(|e| e.to_string());
         let mut text = "left over".to_string();
         let into = StringInto(&mut text).deserialize(json!());
-        assert_eq!(
-            into.map(|()| text).map_err(|e| e.to_string()),
-            plain,
-            "{what}"
-        );
+        same(into.map(|()| text).map_err(|e| e.to_string()), plain, what);
 
         let plain = Option::<String>::deserialize(json!()).map_err(|e| e.to_string());
         let mut optional = Some("left over".to_string());
         let into = OptionInto(&mut optional).deserialize(json!());
-        assert_eq!(
+        same(
             into.map(|()| optional).map_err(|e| e.to_string()),
             plain,
-            "{what}"
+            what,
         );
 
         let plain = Option::<Metadata>::deserialize(json!()).map_err(|e| e.to_string());
         let mut table = Some(Metadata::from_iter([("k".to_string(), None)]));
         let into = OptionInto(&mut table).deserialize(json!());
-        assert_eq!(
-            into.map(|()| table).map_err(|e| e.to_string()),
-            plain,
-            "{what}"
-        );
+        same(into.map(|()| table).map_err(|e| e.to_string()), plain, what);
 
         // An owned `Value` hands over owned strings (`visit_string`), keys included.
         let value = || serde_json::from_str::<serde_json::Value>(json).unwrap();
@@ -100,12 +98,12 @@ fn json_reads_as_it_reads_into_the_plain_type() {
         let mut table = Some(Metadata::from_iter([("k".to_string(), None)]));
         let into = OptionInto(&mut table).deserialize(value());
         let into = into.map(|()| table).map_err(|e| e.to_string());
-        assert_eq!(into, plain, "owned {what}");
+        same(into, plain, &format!("owned {what}"));
         let plain = String::deserialize(value()).map_err(|e| e.to_string());
         let mut text = "left over".to_string();
         let into = StringInto(&mut text).deserialize(value());
         let into = into.map(|()| text).map_err(|e| e.to_string());
-        assert_eq!(into, plain, "owned {what}");
+        same(into, plain, &format!("owned {what}"));
     }
 }
 
@@ -133,7 +131,7 @@ fn entries_read_as_indexmap_reads_them() {
         let mut table = Metadata::from_iter([("k".to_string(), Some("old".to_string()))]);
         let into = input().deserialize_map(EntriesInto(&mut table));
         let into = into.map(|()| table).map_err(|e| e.to_string());
-        assert_eq!(into, plain, "{entries:?}");
+        same(into, plain, &format!("{entries:?}"));
     }
 }
 
