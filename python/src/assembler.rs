@@ -236,8 +236,8 @@ pub(crate) fn _time_rust_assemble(
     }))
 }
 
-/// For the tests: the bytes of strings `assembler` keeps from its last request, or `None`
-/// while a call holds them.
+/// For the tests: about the bytes `assembler` keeps from its last request (`reuse::kept_bytes`),
+/// or `None` while a call holds them.
 #[pyfunction]
 pub(crate) fn _kept_bytes(assembler: &PyAssembler) -> Option<usize> {
     assembler.reused.kept_bytes()
