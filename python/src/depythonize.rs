@@ -111,6 +111,12 @@ impl<'de> Deserializer<'de> for PyDeserializer<'_, '_> {
 
 /// A dict's items, in order, walked in place.
 struct DictAccess<'py> {
+    dict: Bound<'py, PyDict>,
+    /// The dict's size when the walk began, and the items read since. Python code run during
+    /// the walk (a `Mapping`'s `__getitem__`, reading metadata) can change the dict, and
+    /// pyo3's iterator panics when it sees that; these turn it into an error first.
+    size: usize,
+    read: usize,
     items: pyo3::types::iter::BoundDictIterator<'py>,
     value: Option<Bound<'py, PyAny>>,
 }
@@ -118,6 +124,9 @@ struct DictAccess<'py> {
 impl<'py> DictAccess<'py> {
     fn new(dict: &Bound<'py, PyDict>) -> Self {
         DictAccess {
+            dict: dict.clone(),
+            size: dict.len(),
+            read: 0,
             items: dict.clone().into_iter(),
             value: None,
         }
@@ -131,9 +140,24 @@ impl<'de> MapAccess<'de> for DictAccess<'_> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, DeError> {
+        let now = self.dict.len();
+        if now != self.size {
+            return Err(DeError(format!(
+                "a dict changed size from {} to {now} items while it was read",
+                self.size
+            )));
+        }
         let Some((key, value)) = self.items.next() else {
             return Ok(None);
         };
+        // One item more than it had: its keys were replaced (the iterator would panic at
+        // the next call).
+        if self.read == self.size {
+            return Err(DeError(
+                "a dict's keys changed while it was read".to_string(),
+            ));
+        }
+        self.read += 1;
         self.value = Some(value);
         seed.deserialize(PyDeserializer(&key)).map(Some)
     }

@@ -138,3 +138,42 @@ def test_values_json_cannot_carry_are_refused_by_name_too(result, problem):
         Assembler(100).assemble([{"content": "ok", "score": 1}, result])
     assert str(raised.value).startswith("results[1]: ")
     assert problem in str(raised.value)
+
+
+def test_a_result_changed_while_it_is_read_is_an_error_not_a_panic():
+    # A metadata Mapping whose __getitem__ changes the result being read: pyo3's dict
+    # iterator would panic (a BaseException); the reader stops first with an error.
+    from collections.abc import Mapping
+
+    class Meddling(Mapping):
+        def __init__(self, record, change):
+            self.record, self.change = record, change
+
+        def __getitem__(self, key):
+            self.change(self.record)
+            return "v"
+
+        def __iter__(self):
+            return iter(["k"])
+
+        def __len__(self):
+            return 1
+
+    def grow(record):
+        record["title"] = "added while read"
+
+    def swap(record):
+        # Same size, other keys: one already read goes, a new one comes.
+        record.pop("score", None)
+        record["late"] = "x"
+
+    assembler = Assembler(1000)
+    for change, problem in ((grow, "changed size from 3 to 4 items"), (swap, None)):
+        record = {"content": "c", "score": 1}
+        record["metadata"] = Meddling(record, change)
+        with pytest.raises(MentorContextError) as raised:
+            assembler.assemble([record])
+        if problem:
+            assert problem in str(raised.value)
+        after = [{"content": "after", "score": 1, "metadata": {"k": "v"}}]
+        assert json.dumps(assembler.assemble(after)) == json.dumps(Assembler(1000).assemble(after))
