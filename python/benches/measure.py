@@ -9,8 +9,8 @@
    this process (the Rust call timed inside the extension, on results read once).
    In the same alternation, two floors of building the report as Python objects, with no
    reading and no assembly: `marshal.loads` and `json.loads` of the same report, serialized
-   ahead. marshal is CPython's fastest reader of such objects, so what it takes is about the
-   least any `assemble` returning this dict can add to the Rust call.
+   ahead. marshal is CPython's own binary reader of such objects, so what it takes is about
+   the least any `assemble` returning this dict can add to the Rust call.
 2. `assemble_many` with 2 threads against 1, on 200 requests made from the bench request,
    alternated call by call, with the CPU time each took.
 Prints the load average (`uptime`) before and after: on a shared machine it matters.
