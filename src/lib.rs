@@ -58,7 +58,9 @@
 //!   edges); [`ModelWindow`]: a budget from a model's context window
 //!   ([`ContextBuilder::for_model`]).
 //! - [`parse_request`]: reads a request as .NET's System.Text.Json writes it, and lists the
-//!   [`UnknownProperty`]s it ignored.
+//!   [`UnknownProperty`]s it ignored; [`deserialize_request`] reads one from any serde
+//!   deserializer, and [`deserialize_request_into`] into the last request's results, keeping
+//!   their buffers for a service that reads request after request.
 //!
 //! # Guarantees
 //!
