@@ -74,25 +74,22 @@ def main() -> None:
 
     report_marshal = marshal.dumps(assembler.assemble(results))
     report_json = assembler.assemble_json(results)
-    rust_calls, dict_calls, json_calls, marshal_floor, json_floor = [], [], [], [], []
+    # Each timed in turn, call by call, so that all meet the same machine load.
+    timed = {
+        "assemble": lambda: assembler.assemble(results),
+        "assemble_json": lambda: assembler.assemble_json(results),
+        "marshal": lambda: marshal.loads(report_marshal),
+        "json": lambda: json.loads(report_json),
+    }
+    rust_calls, calls = [], {name: [] for name in timed}
     for _ in range(2000):
         rust_calls.append(_time_rust_assemble(assembler, results, 1)[0])
-        start = time.perf_counter_ns()
-        assembler.assemble(results)
-        dict_calls.append(time.perf_counter_ns() - start)
-        start = time.perf_counter_ns()
-        assembler.assemble_json(results)
-        json_calls.append(time.perf_counter_ns() - start)
-        start = time.perf_counter_ns()
-        marshal.loads(report_marshal)
-        marshal_floor.append(time.perf_counter_ns() - start)
-        start = time.perf_counter_ns()
-        json.loads(report_json)
-        json_floor.append(time.perf_counter_ns() - start)
-    rust, py_dict, py_json, floor_marshal, floor_json = (
-        statistics.median(c)
-        for c in (rust_calls, dict_calls, json_calls, marshal_floor, json_floor)
-    )
+        for name, call in timed.items():
+            start = time.perf_counter_ns()
+            call()
+            calls[name].append(time.perf_counter_ns() - start)
+    rust = statistics.median(rust_calls)
+    py_dict, py_json, floor_marshal, floor_json = (statistics.median(c) for c in calls.values())
     print(f"alternated, 2000 calls each: rust {rust / 1e3:.1f} us, assemble "
           f"{py_dict / 1e3:.1f} us ({py_dict / rust - 1:+.1%}), assemble_json "
           f"{py_json / 1e3:.1f} us ({py_json / rust - 1:+.1%})")
