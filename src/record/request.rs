@@ -72,9 +72,8 @@ pub fn parse_request(json: &str, unknown: UnknownProperties) -> Result<ParsedRes
     if !json[start..].starts_with('[') {
         return Err(not_an_array(json, start));
     }
-    let mut unknowns = Unknowns::new(Some(unknown));
     let mut deserializer = serde_json::Deserializer::from_str(json);
-    let results = ListSeed(&mut unknowns).deserialize(&mut deserializer)?;
+    let parsed = deserialize_request(&mut deserializer, unknown)?;
     if let Err(err) = deserializer.end() {
         // serde_json says "trailing characters"; the position of the extra JSON is right.
         let mut error = Error::from(err);
@@ -85,10 +84,7 @@ pub fn parse_request(json: &str, unknown: UnknownProperties) -> Result<ParsedRes
         }
         return Err(error);
     }
-    Ok(ParsedResults {
-        results,
-        unknown_properties: unknowns.into_found(),
-    })
+    Ok(parsed)
 }
 
 /// [`parse_request`] over any serde [`Deserializer`], not only JSON text: a request already
@@ -165,23 +161,6 @@ pub fn deserialize_request_into<'de, D: Deserializer<'de>>(
     }
     parsed.unknown_properties = unknowns.into_found();
     Ok(())
-}
-
-/// Reads the array into a new list, one record at a time, with the same collector.
-struct ListSeed<'u>(&'u mut Unknowns);
-
-impl<'de> DeserializeSeed<'de> for ListSeed<'_> {
-    type Value = Vec<MentorRagResult>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        let mut results = Vec::new();
-        ListInto {
-            unknowns: self.0,
-            place: &mut results,
-        }
-        .deserialize(deserializer)?;
-        Ok(results)
-    }
 }
 
 /// Reads the array into `place`, each record into the one already at its index; the list
