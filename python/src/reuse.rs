@@ -28,13 +28,20 @@ impl Reused {
     /// threads at once, or a call made from a finalizer inside another); else `None`, and
     /// the caller reads into buffers of its own.
     pub(crate) fn take(&self) -> Option<MutexGuard<'_, ParsedResults>> {
-        match self.0.try_lock() {
-            Ok(guard) => Some(guard),
-            // A panic while they were held left them in an unknown state; every read
-            // overwrites them whole, so they are as good as empty.
-            Err(TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
-            Err(TryLockError::WouldBlock) => None,
-        }
+        // After a panic they are in an unknown state; every read overwrites them whole, so
+        // they are as good as empty.
+        try_lock(&self.0)
+    }
+}
+
+/// `mutex`'s guard when no one holds it, even if a thread panicked holding it; `None`
+/// rather than waiting. What is kept behind these locks is only ever reused, never
+/// trusted, and a wait could be on a call that waits for the GIL this thread holds.
+pub(crate) fn try_lock<T>(mutex: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
+    match mutex.try_lock() {
+        Ok(guard) => Some(guard),
+        Err(TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
+        Err(TryLockError::WouldBlock) => None,
     }
 }
 

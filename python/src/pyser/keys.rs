@@ -1,10 +1,12 @@
 //! The keys of a report as Python strings, interned once and kept from report to report.
 
 use std::cell::{Cell, RefCell};
-use std::sync::{Mutex, TryLockError};
+use std::sync::Mutex;
 
 use pyo3::prelude::*;
 use pyo3::types::PyString;
+
+use crate::reuse::try_lock;
 
 /// The keys of the reports built so far, kept for the next: a report is made of the same
 /// two dozen names, and interning them anew cost each call about 20 dict lookups.
@@ -12,20 +14,15 @@ static KNOWN_KEYS: Mutex<Vec<(&'static str, Py<PyString>)>> = Mutex::new(Vec::ne
 
 /// The known keys; none when another report holds them (it puts back as many).
 pub(super) fn take_known_keys() -> Vec<(&'static str, Py<PyString>)> {
-    match KNOWN_KEYS.try_lock() {
-        Ok(mut known) => std::mem::take(&mut *known),
-        Err(TryLockError::Poisoned(poisoned)) => std::mem::take(&mut *poisoned.into_inner()),
-        Err(TryLockError::WouldBlock) => Vec::new(),
-    }
+    try_lock(&KNOWN_KEYS)
+        .map(|mut known| std::mem::take(&mut *known))
+        .unwrap_or_default()
 }
 
 pub(super) fn put_back_known_keys(keys: Vec<(&'static str, Py<PyString>)>) {
-    let mut known = match KNOWN_KEYS.try_lock() {
-        Ok(known) => known,
-        Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
-        Err(TryLockError::WouldBlock) => return,
-    };
-    if keys.len() >= known.len() {
+    if let Some(mut known) = try_lock(&KNOWN_KEYS)
+        && keys.len() >= known.len()
+    {
         *known = keys;
     }
 }
