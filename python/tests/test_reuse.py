@@ -87,9 +87,14 @@ def test_a_request_far_larger_than_usual_does_not_keep_its_memory():
     assembler.assemble(small)
     kept = _kept_bytes(assembler)
     assert 50 * 2048 <= kept <= MAX_KEPT_BYTES
-    # Large by its strings, by its number of results, or by one metadata table.
+    # Large by any of its strings, by its number of results, or by one metadata table.
+    big = "y" * (MAX_KEPT_BYTES + 1)
     for huge in (
-        [{"content": "y" * (MAX_KEPT_BYTES + 1), "score": 1}],
+        [{"content": big, "score": 1}],
+        [{"content": "a", "score": 1, "title": big}],
+        [{"content": "a", "score": 1, "sourceUrl": big}],
+        [{"content": "a", "score": 1, "metadata": {big: "v"}}],
+        [{"content": "a", "score": 1, "metadata": {"k": big}}],
         [{"content": "a", "score": 1}] * 500_000,
         [{"content": "a", "score": 1, "metadata": {f"k{i}": None for i in range(200_000)}}],
     ):
