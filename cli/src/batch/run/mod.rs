@@ -16,6 +16,8 @@
 //! request, never the length of the input, and a slow line holds up the reading, not the
 //! memory.
 
+mod start;
+
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,6 +30,7 @@ use super::read::Lines;
 use super::summary::Summary;
 use super::worker::{Done, Taken, Worker};
 use crate::output::Failure;
+use start::{Arrivals, JOB_STACK, room_for_another_job};
 
 /// Lines in flight per job: one being assembled, one finished early or just read, so a job
 /// seldom waits for another's line to be written.
@@ -82,6 +85,8 @@ struct Shared<'o, 'p> {
     /// The most lines in flight.
     window: u64,
     progress: &'p Progress,
+    /// The jobs' threads that have started, while they start.
+    arrivals: Arrivals,
 }
 
 /// A lock's guard even if another job panicked while holding it: the run then stops, and its
@@ -198,6 +203,9 @@ impl Shared<'_, '_> {
             }
         }
         let _guard = HaltOnPanic(self);
+        // Nothing is allocated before `take`, which waits for the reading lock that the calling
+        // thread holds while the jobs start: so a job that has arrived takes no address space
+        // until they all have (see `start`).
         let mut worker = Worker::new(assembler);
         let mut bytes = Vec::new();
         while let Some(taken) = self.take(&mut bytes) {
@@ -248,6 +256,7 @@ pub(crate) fn run(
         stop: AtomicBool::new(false),
         window: jobs as u64 * LINES_PER_JOB,
         progress,
+        arrivals: Arrivals::default(),
     };
     let mut not_started = None;
     std::thread::scope(|scope| {
@@ -257,16 +266,28 @@ pub(crate) fn run(
             // every job starts or none reads anything.
             let mut reading = lock(&shared.reading);
             for started in 1..jobs {
-                let spawned = std::thread::Builder::new().spawn_scoped(scope, move || {
-                    shared.work(assembler);
-                });
-                if let Err(err) = spawned {
-                    reading.ended = true;
-                    not_started = Some(Failure::bad_input(format!(
-                        "--jobs {jobs}: cannot start {jobs} threads (started {started}): {err}"
-                    )));
-                    return;
-                }
+                let reason = if room_for_another_job() {
+                    let spawned = std::thread::Builder::new()
+                        .stack_size(JOB_STACK)
+                        .spawn_scoped(scope, move || {
+                            shared.arrivals.arrive();
+                            shared.work(assembler);
+                        });
+                    match spawned {
+                        Ok(_) => {
+                            shared.arrivals.wait_for(started);
+                            continue;
+                        }
+                        Err(err) => err.to_string(),
+                    }
+                } else {
+                    "too little address space is left for another thread's stack".to_string()
+                };
+                reading.ended = true;
+                not_started = Some(Failure::bad_input(format!(
+                    "--jobs {jobs}: cannot start {jobs} threads (started {started}): {reason}"
+                )));
+                return;
             }
         }
         shared.work(assembler);
