@@ -16,8 +16,6 @@
 //! request, never the length of the input, and a slow line holds up the reading, not the
 //! memory.
 
-mod start;
-
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -30,7 +28,6 @@ use super::read::Lines;
 use super::summary::Summary;
 use super::worker::{Done, Taken, Worker};
 use crate::output::Failure;
-use start::{Arrivals, JOB_STACK, room_for_another_job};
 
 /// Lines in flight per job: one being assembled, one finished early or just read, so a job
 /// seldom waits for another's line to be written.
@@ -85,8 +82,6 @@ struct Shared<'o, 'p> {
     /// The most lines in flight.
     window: u64,
     progress: &'p Progress,
-    /// The jobs' threads that have started, while they start.
-    arrivals: Arrivals,
 }
 
 /// A lock's guard even if another job panicked while holding it: the run then stops, and its
@@ -204,8 +199,8 @@ impl Shared<'_, '_> {
         }
         let _guard = HaltOnPanic(self);
         // Nothing is allocated before `take`, which waits for the reading lock that the calling
-        // thread holds while the jobs start: so a job that has arrived takes no address space
-        // until they all have (see `start`).
+        // thread holds while the jobs start: a job that has started takes no address space
+        // until they all have (see `mentor_context_threads`).
         let mut worker = Worker::new(assembler);
         let mut bytes = Vec::new();
         while let Some(taken) = self.take(&mut bytes) {
@@ -256,7 +251,6 @@ pub(crate) fn run(
         stop: AtomicBool::new(false),
         window: jobs as u64 * LINES_PER_JOB,
         progress,
-        arrivals: Arrivals::default(),
     };
     let mut not_started = None;
     std::thread::scope(|scope| {
@@ -265,28 +259,10 @@ pub(crate) fn run(
             // Held while the jobs start: each waits for it to read its first line, so either
             // every job starts or none reads anything.
             let mut reading = lock(&shared.reading);
-            for started in 1..jobs {
-                let reason = if room_for_another_job() {
-                    let spawned = std::thread::Builder::new()
-                        .stack_size(JOB_STACK)
-                        .spawn_scoped(scope, move || {
-                            shared.arrivals.arrive();
-                            shared.work(assembler);
-                        });
-                    match spawned {
-                        Ok(_) => {
-                            shared.arrivals.wait_for(started);
-                            continue;
-                        }
-                        Err(err) => err.to_string(),
-                    }
-                } else {
-                    "too little address space is left for another thread's stack".to_string()
-                };
+            let make_job = || move || shared.work(assembler);
+            if let Err(err) = mentor_context_threads::start(scope, jobs, make_job) {
                 reading.ended = true;
-                not_started = Some(Failure::bad_input(format!(
-                    "--jobs {jobs}: cannot start {jobs} threads (started {started}): {reason}"
-                )));
+                not_started = Some(Failure::bad_input(format!("--jobs {jobs}: {err}")));
                 return;
             }
         }
