@@ -86,21 +86,21 @@ pub(crate) fn assemble_many<'py>(
         // closed and empty and stop, so the scope's wait for them ends.
         let _stop_threads = CloseOnDrop { queue, queued };
         let (done_tx, done_rx) = mpsc::channel::<Finished>();
-        for started in 1..threads {
+        // Each thread waits in `take` before it allocates anything, so the address space
+        // stays still while they start (see `mentor_context_threads`).
+        let make_job = || {
             let done_tx = done_tx.clone();
-            let spawned = std::thread::Builder::new().spawn_scoped(scope, move || {
+            move || {
                 while let Some((at, results)) = take(queue, queued) {
                     let context = assembler.assemble(&results).into_owned();
                     if done_tx.send((at, context, results)).is_err() {
                         break;
                     }
                 }
-            });
-            if let Err(err) = spawned {
-                return Err(refused(format!(
-                    "threads: cannot start {threads} threads (started {started}): {err}"
-                )));
             }
+        };
+        if let Err(err) = mentor_context_threads::start(scope, threads, make_job) {
+            return Err(refused(format!("threads: {err}")));
         }
         drop(done_tx);
         // (In a mutex only because waiting on it without the GIL needs a `Sync` receiver.)
