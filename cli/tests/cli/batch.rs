@@ -391,13 +391,20 @@ fn jobs_that_cannot_start_are_one_error_line_and_nothing_read() {
     // At the same limit the same number start every time. Without the wait for each start,
     // the allocations of a new thread's start race the next check and the numbers differ from
     // run to run.
+    let mut started_at = Vec::new();
     for kib in [250_000, 251_234, 400_000] {
         let started: Vec<usize> = (0..4).map(|_| jobs_started_under(kib, &file)).collect();
         assert!(
             started.windows(2).all(|two| two[0] == two[1]),
             "under {kib} KiB the jobs started were {started:?}"
         );
+        started_at.push(started[0]);
     }
+    // The count is the jobs' own: 150 MB more room is at least one more stack and arena.
+    assert!(
+        started_at[0] >= 1 && started_at[0] < started_at[2],
+        "jobs started under 250 MB and 400 MB: {started_at:?}"
+    );
     // Where there is room the check is no obstacle: 8 jobs under 1 GB run the line.
     let output = batch_under_address_limit(1_000_000, 8, &file);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
