@@ -27,10 +27,9 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use mentor_context::{
-    AssembledContext, Assembler, ContextBuilder, Encoding, MentorRagResult, TokenCache,
-    parse_results,
-};
+use mentor_context::tokenizer::TokenCache;
+use mentor_context::wire::parse_results;
+use mentor_context::{AssembledContext, Assembler, ContextBuilder, Encoding, MentorRagResult};
 use tiktoken_rs::CoreBPE;
 
 /// The budget of the targets.
@@ -410,7 +409,7 @@ fn inputs(c: &mut Criterion) {
 /// default one again, and `own-floor` one bpe-openai encode of the text it produced, timed in
 /// alternation with `bpe-openai`.
 fn backend(c: &mut Criterion) {
-    use mentor_context::{Engine, TokenCounter};
+    use mentor_context::tokenizer::{Engine, TokenCounter};
     for name in ["english", "multilingual"] {
         let results = fixture(name);
         for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {

@@ -12,7 +12,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use mentor_context::{Assembler, ContextBuilder, MentorRagResult, Overflow, parse_results};
+use mentor_context::wire::parse_results;
+use mentor_context::{Assembler, ContextBuilder, MentorRagResult, Overflow};
 
 fn typical() -> Vec<MentorRagResult> {
     let path = format!("{}/fixtures/bench-english.json", env!("CARGO_MANIFEST_DIR"));

@@ -10,7 +10,7 @@
 
 use std::time::Instant;
 
-use mentor_context::{HuggingFaceTokenizer, TekkenTokenizer, TokenCounter};
+use mentor_context::tokenizer::{HuggingFaceTokenizer, TekkenTokenizer, TokenCounter};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // `cargo bench` adds `--bench`; only the positional arguments are ours.

@@ -4,17 +4,12 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::assembler::Assembler;
-use crate::cache::TokenCache;
+use crate::assembler::{Assembler, Choices, Config};
+use crate::budget::ModelWindow;
 use crate::error::Error;
-use crate::format::{Format, PlainFormat};
+use crate::format::Format;
 use crate::options::{Duplicates, Order, Overflow};
-use crate::tokenizer::{Encoding, TokenCounter};
-use crate::window::ModelWindow;
-
-/// Content tokens a cut block needs room for, unless the budget is smaller. Less than a
-/// sentence or two tells the model little and costs a head and frame.
-pub const DEFAULT_MIN_TRUNCATED_TOKENS: usize = 32;
+use crate::tokenizer::{Encoding, TokenCache, TokenCounter};
 
 /// The configuration of an [`Assembler`]: set what differs from the defaults, then
 /// [`build`](Self::build) it once and share the assembler.
@@ -23,7 +18,8 @@ pub const DEFAULT_MIN_TRUNCATED_TOKENS: usize = 32;
 /// [`build`](Self::build) checks the whole configuration once, so assembling never fails.
 ///
 /// ```
-/// use mentor_context::{ContextBuilder, Encoding, MentorRagResult, Overflow, XmlFormat};
+/// use mentor_context::{ContextBuilder, Encoding, MentorRagResult, Overflow};
+/// use mentor_context::format::XmlFormat;
 ///
 /// let assembler = ContextBuilder::new(1500)
 ///     .encoding(Encoding::Cl100kBase)
@@ -33,7 +29,7 @@ pub const DEFAULT_MIN_TRUNCATED_TOKENS: usize = 32;
 ///     .max_blocks(8)
 ///     .hide_metadata_key("chunk_id")
 ///     .header("Answer from these documents and cite them as [n].")
-///     .build()?;
+///    .build()?;
 ///
 /// let results = [MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9)
 ///     .with_source_url("https://x.example/p")
@@ -46,43 +42,14 @@ pub const DEFAULT_MIN_TRUNCATED_TOKENS: usize = 32;
 #[derive(Clone)]
 #[must_use = "a builder does nothing until it is built into an Assembler"]
 pub struct ContextBuilder {
-    pub(crate) budget: usize,
-    pub(crate) tokenizer: Arc<dyn TokenCounter>,
-    pub(crate) format: Arc<dyn Format>,
-    pub(crate) overflow: Overflow,
-    pub(crate) duplicates: Duplicates,
-    pub(crate) min_score: Option<f32>,
-    pub(crate) max_blocks: Option<usize>,
-    /// `None` until set: the default adapts to small budgets instead of failing them.
-    pub(crate) min_truncated_tokens: Option<usize>,
-    pub(crate) hidden_keys: Vec<String>,
-    pub(crate) header: String,
-    pub(crate) cache: Option<TokenCache>,
-    pub(crate) order: Order,
-    pub(crate) max_per_source: Option<usize>,
-    pub(crate) max_head_tokens: Option<usize>,
-    pub(crate) window: Option<ModelWindow>,
+    choices: Choices,
 }
 
 impl ContextBuilder {
     /// A configuration for `budget` tokens, with every other setting at its default.
     pub fn new(budget: usize) -> ContextBuilder {
         ContextBuilder {
-            budget,
-            tokenizer: Arc::new(Encoding::default()),
-            format: Arc::new(PlainFormat),
-            overflow: Overflow::default(),
-            duplicates: Duplicates::default(),
-            min_score: None,
-            max_blocks: None,
-            min_truncated_tokens: None,
-            hidden_keys: Vec::new(),
-            header: String::new(),
-            cache: None,
-            order: Order::default(),
-            max_per_source: None,
-            max_head_tokens: None,
-            window: None,
+            choices: Choices::new(budget),
         }
     }
 
@@ -118,9 +85,9 @@ impl ContextBuilder {
     /// Takes the budget from `window` and reports the headroom left in it. Default: none
     /// (the budget is given).
     pub fn window(mut self, window: impl Into<Option<ModelWindow>>) -> Self {
-        self.window = window.into();
-        if let Some(window) = &self.window {
-            self.budget = window.budget();
+        self.choices.window = window.into();
+        if let Some(window) = &self.choices.window {
+            self.choices.budget = window.budget();
         }
         self
     }
@@ -128,7 +95,7 @@ impl ContextBuilder {
     /// Arranges the chosen blocks in the text: by score, as given, or best at the edges.
     /// Which results are chosen does not change. Default: [`Order::Score`].
     pub fn order(mut self, order: Order) -> Self {
-        self.order = order;
+        self.choices.order = order;
         self
     }
 
@@ -136,7 +103,7 @@ impl ContextBuilder {
     /// other sources, though ranked lower, fill the room; `None` sets no limit. Results
     /// without a source URL are not counted against each other. Default: `None`.
     pub fn max_per_source(mut self, max: impl Into<Option<usize>>) -> Self {
-        self.max_per_source = max.into();
+        self.choices.max_per_source = max.into();
         self
     }
 
@@ -144,15 +111,15 @@ impl ContextBuilder {
     /// the title and metadata values at a grapheme boundary, marked with `…`; the chip says
     /// so and keeps the full values. `None` leaves heads whole. Default: `None`.
     pub fn max_head_tokens(mut self, max: impl Into<Option<usize>>) -> Self {
-        self.max_head_tokens = max.into();
+        self.choices.max_head_tokens = max.into();
         self
     }
 
     /// Sets the budget: the most tokens the whole text may take, header and layout included.
     /// A [`window`](Self::window) set before is dropped: the budget no longer derives from it.
     pub fn budget(mut self, budget: usize) -> Self {
-        self.budget = budget;
-        self.window = None;
+        self.choices.budget = budget;
+        self.choices.window = None;
         self
     }
 
@@ -163,69 +130,71 @@ impl ContextBuilder {
 
     /// Counts with any [`TokenCounter`]. Default: [`Encoding::O200kBase`].
     pub fn tokenizer(mut self, tokenizer: impl TokenCounter + 'static) -> Self {
-        self.tokenizer = Arc::new(tokenizer);
+        self.choices.tokenizer = Arc::new(tokenizer);
         self
     }
 
-    /// Writes blocks in `format`. Default: [`PlainFormat`].
+    /// Writes blocks in `format`. Default: [`PlainFormat`](crate::format::PlainFormat).
     pub fn format(mut self, format: impl Format + 'static) -> Self {
-        self.format = Arc::new(format);
+        self.choices.format = Arc::new(format);
         self
     }
 
     /// Sets what happens to the first block that does not fit. Default: [`Overflow::Truncate`].
     pub fn overflow(mut self, overflow: Overflow) -> Self {
-        self.overflow = overflow;
+        self.choices.overflow = overflow;
         self
     }
 
     /// Sets which results count as duplicates of a better-ranked one. Default:
     /// [`Duplicates::UrlAndContent`].
     pub fn duplicates(mut self, duplicates: Duplicates) -> Self {
-        self.duplicates = duplicates;
+        self.choices.duplicates = duplicates;
         self
     }
 
     /// Leaves out results scored below `min` (a NaN score is below any minimum); `None`
     /// keeps every score. Default: `None`. A NaN minimum fails [`build`](Self::build).
     pub fn min_score(mut self, min: impl Into<Option<f32>>) -> Self {
-        self.min_score = min.into();
+        self.choices.min_score = min.into();
         self
     }
 
     /// Puts at most `max` blocks in the text; `None` sets no limit. Default: `None`.
     pub fn max_blocks(mut self, max: impl Into<Option<usize>>) -> Self {
-        self.max_blocks = max.into();
+        self.choices.max_blocks = max.into();
         self
     }
 
     /// With [`Overflow::Truncate`], cuts a block only if at least `min` tokens of room are
     /// left for its content after its head and frame; otherwise it is left out. The room is
     /// what is checked: the kept content can come out a few tokens smaller once the cut moves
-    /// back to a word end. Default (`None`): [`DEFAULT_MIN_TRUNCATED_TOKENS`], or the budget
+    /// back to a word end. Default (`None`): [`DEFAULT_MIN_TRUNCATED_TOKENS`](crate::budget::DEFAULT_MIN_TRUNCATED_TOKENS), or the budget
     /// if that is smaller. Setting it above the budget fails [`build`](Self::build).
     pub fn min_truncated_tokens(mut self, min: impl Into<Option<usize>>) -> Self {
-        self.min_truncated_tokens = min.into();
+        self.choices.min_truncated_tokens = min.into();
         self
     }
 
     /// Keeps metadata `key` on the citation chips but out of the prompt. Default: every key
     /// is shown.
     pub fn hide_metadata_key(mut self, key: impl Into<String>) -> Self {
-        self.hidden_keys.push(key.into());
+        self.choices.hidden_keys.push(key.into());
         self
     }
 
     /// [`hide_metadata_key`](Self::hide_metadata_key) for each of `keys`.
     pub fn hide_metadata_keys(mut self, keys: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.hidden_keys.extend(keys.into_iter().map(Into::into));
+        self.choices
+            .hidden_keys
+            .extend(keys.into_iter().map(Into::into));
         self
     }
 
     /// Puts `header` before the blocks, counted in the budget. Trailing whitespace is dropped
     /// and a newline added; an empty header adds nothing. Default: empty.
     pub fn header(mut self, header: impl Into<String>) -> Self {
-        self.header = header.into();
+        self.choices.header = header.into();
         self
     }
 
@@ -233,7 +202,7 @@ impl ContextBuilder {
     /// `None` remembers nothing. Clones of a [`TokenCache`] share it, so one cache can serve
     /// several assemblers. Default: `None`.
     pub fn cache(mut self, cache: impl Into<Option<TokenCache>>) -> Self {
-        self.cache = cache.into();
+        self.choices.cache = cache.into();
         self
     }
 
@@ -246,28 +215,20 @@ impl ContextBuilder {
     /// - [`Error::MinTruncatedOverBudget`] when `min_truncated_tokens` is over the budget;
     /// - [`Error::NanMinScore`] when the minimum score is NaN.
     pub fn build(&self) -> Result<Assembler, Error> {
-        Assembler::new(self.clone())
+        Assembler::new(Config::new(self.choices.clone())?)
     }
 }
 
 impl fmt::Debug for ContextBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ContextBuilder")
-            .field("budget", &self.budget)
-            .field("tokenizer", &self.tokenizer.name())
-            .field("format", &self.format.name())
-            .field("overflow", &self.overflow)
-            .field("duplicates", &self.duplicates)
-            .field("min_score", &self.min_score)
-            .field("max_blocks", &self.max_blocks)
-            .field("min_truncated_tokens", &self.min_truncated_tokens)
-            .field("hidden_keys", &self.hidden_keys)
-            .field("header", &self.header)
-            .field("cache", &self.cache)
-            .field("order", &self.order)
-            .field("max_per_source", &self.max_per_source)
-            .field("max_head_tokens", &self.max_head_tokens)
-            .field("window", &self.window)
-            .finish()
+        self.choices.fmt(f)
+    }
+}
+
+#[cfg(test)]
+impl ContextBuilder {
+    /// The checked configuration, for the assembler's unit tests.
+    pub(crate) fn config(&self) -> Config {
+        Config::new(self.choices.clone()).expect("a valid configuration")
     }
 }

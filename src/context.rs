@@ -4,9 +4,9 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
+use crate::budget::ModelWindow;
 use crate::provenance::Fingerprint;
 use crate::record::Metadata;
-use crate::window::ModelWindow;
 
 /// The result of [`Assembler::assemble`](crate::Assembler::assemble).
 ///

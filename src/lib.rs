@@ -3,8 +3,9 @@
 //!
 //! The text this crate returns, counted again by the same tokenizer, never exceeds the
 //! budget, and the count it reports is the count of the text. Each block carries a citation
-//! marker `[n]`, and the citation chips it returns are exactly the blocks in the text,
-//! numbered as in the text; every result left out is reported with its reason.
+//! marker `[n]`, and the citations it returns (what a chat UI shows as chips) are exactly the
+//! blocks in the text, numbered as in the text; every result left out is reported with its
+//! reason.
 //!
 //! # Quick start
 //!
@@ -35,39 +36,44 @@
 //! # Ok::<(), mentor_context::Error>(())
 //! ```
 //!
-//! # Concepts
+//! # The request path
 //!
-//! - [`MentorRagResult`]: one retrieval result, the Rust twin of the .NET record, with the
-//!   same JSON wire form ([`parse_results`] reads a request).
+//! The names at the root are the ones a chat backend uses on every request:
+//!
+//! - [`MentorRagResult`] (with its [`Metadata`]): one retrieval result, the Rust twin of the
+//!   .NET record, with the same JSON wire form.
 //! - [`ContextBuilder`]: the configuration. Every setter states its default;
-//!   [`build`](ContextBuilder::build) validates it once and returns an [`Assembler`].
-//! - [`Assembler`]: `Send + Sync`, cheap to clone; [`assemble`](Assembler::assemble) turns a
-//!   request's results into an [`AssembledContext`]: the text, its exact `token_count`, the
-//!   [`Citation`] chips and the [`Omission`]s.
-//! - [`Format`]: how a block looks. [`PlainFormat`] (default) and [`XmlFormat`] ship;
-//!   [`BuiltinFormat`] picks one by name at run time; implement the trait for your own.
-//! - [`TokenCounter`]: how tokens are counted. [`Encoding`] covers OpenAI's encodings, counted
-//!   by default with GitHub's `bpe-openai` (`o200k_base`, `cl100k_base`) or tiktoken-rs
-//!   (`p50k_base`, `r50k_base`); [`Encoding::with_engine`] picks the [`Engine`] explicitly.
-//!   [`TekkenTokenizer`] reads Mistral's Tekken files, and `HuggingFaceTokenizer` (feature
-//!   `huggingface`) a model's own `tokenizer.json` (Llama 3, Qwen 3, DeepSeek V3, Gemma 3).
-//!   Implement the trait for any other tokenizer.
-//! - [`Overflow`] and [`Duplicates`]: what happens to the block that does not fit, and to
-//!   repeated results. [`TokenCache`] remembers counts across requests.
-//! - [`Order`]: where the chosen blocks stand in the text (by score, as given, best at the
-//!   edges); [`ModelWindow`]: a budget from a model's context window
-//!   ([`ContextBuilder::for_model`]).
-//! - [`parse_request`]: reads a request as .NET's System.Text.Json writes it, and lists the
-//!   [`UnknownProperty`]s it ignored; [`deserialize_request`] reads one from any serde
-//!   deserializer, and [`deserialize_request_into`] into the last request's results, keeping
-//!   their buffers for a service that reads request after request.
+//!   [`build`](ContextBuilder::build) checks it once and returns an [`Assembler`].
+//! - [`Assembler`]: `Send + Sync`, cheap to clone. [`assemble`](Assembler::assemble) turns a
+//!   request's results into an [`AssembledContext`]: the text, its exact `token_count`, one
+//!   [`Citation`] per block and one [`Omission`] (with its [`OmitReason`]) per result left
+//!   out. [`assemble_follow_up`](Assembler::assemble_follow_up) continues a conversation with
+//!   the earlier blocks kept byte for byte; a citation's [`Fingerprint`] tells them apart.
+//! - [`Encoding`], [`Overflow`], [`Duplicates`] and [`Order`]: the named choices; [`Error`]:
+//!   what configuring or reading can refuse.
+//!
+//! The rest lives in modules, by concept:
+//!
+//! - [`citations`]: reading the model's answer back, whole or streamed, to the citations it
+//!   cites ([`citations::Resolver`]).
+//! - [`wire`]: reading requests as .NET's System.Text.Json writes them
+//!   ([`wire::parse_results`]), with every unknown property reported.
+//! - [`tokenizer`]: who counts. [`Encoding`] covers OpenAI's encodings, counted by default
+//!   with GitHub's `bpe-openai`; [`tokenizer::TekkenTokenizer`] reads Mistral's Tekken files
+//!   and `HuggingFaceTokenizer` (feature `huggingface`) a model's own `tokenizer.json`.
+//!   Implement [`tokenizer::TokenCounter`] for any other; [`tokenizer::TokenCache`] remembers
+//!   counts across requests.
+//! - [`format`](mod@format): how a block looks ([`format::PlainFormat`], the default, and
+//!   [`format::XmlFormat`]); implement [`format::Format`] for your own.
+//! - [`budget`]: a budget from a model's window ([`budget::ModelWindow`]), and the smallest
+//!   budget that would have put a block in an empty context.
 //!
 //! # Guarantees
 //!
-//! Each has a test that fails when it breaks (the repository's README lists them):
+//! Each has a test that fails when it breaks (the repository's README links them):
 //!
 //! - the text's real count equals `token_count` and is at most the budget, for any input;
-//! - chips match the blocks a reader sees one to one, numbered 1..n in text order;
+//! - citations match the blocks a reader sees one to one, numbered 1..n in text order;
 //! - a cut block's content is a prefix of the original ending on a grapheme boundary;
 //! - the same input gives byte-identical output, with or without a cache, on any thread;
 //! - content, titles, URLs and metadata cannot forge a block, a marker or a closing tag;
@@ -106,11 +112,15 @@
 //!
 //! # Features
 //!
-//! - `rayon`: [`Assembler::assemble_many`], assembling many requests on rayon's thread pool.
+//! - `rayon`: `Assembler::assemble_many`, assembling many requests on rayon's thread pool.
 //! - `huggingface`: `HuggingFaceTokenizer`, counting with a local `tokenizer.json` through the
 //!   `tokenizers` crate (with onig, a C library, built from source).
-//! - `bpe-openai`: no longer needed (`bpe-openai` is the default engine); kept so that
-//!   `--features bpe-openai` still builds.
+//! - `unstable_machinery`: `machinery`, the hooks the crate's own command, bindings and
+//!   benchmarks use (what an assembly tokenized, reading into reused buffers, starting worker
+//!   threads). Outside semantic versioning.
+//!
+//! The long-form documents are in [`_documentation`]: the architecture (the module map, the
+//! way a request flows, the invariants) and the changelog.
 //!
 //! # Minimum Rust version
 //!
@@ -119,47 +129,41 @@
 #![deny(missing_docs)]
 
 mod assembler;
+pub mod budget;
 mod builder;
-mod cache;
-mod citations;
+pub mod citations;
 mod context;
 mod error;
 mod fingerprint;
-mod format;
+pub mod format;
+#[cfg(feature = "unstable_machinery")]
+#[cfg_attr(docsrs, doc(cfg(feature = "unstable_machinery")))]
+pub mod machinery;
 mod meter;
 mod options;
 mod provenance;
 mod record;
-mod tokenizer;
-mod window;
+pub mod tokenizer;
+pub mod wire;
+
+/// Long-form documents, rendered with the API: how the crate is built, and what changed.
+pub mod _documentation {
+    #[doc = include_str!("../ARCHITECTURE.md")]
+    pub mod architecture {}
+    #[doc = include_str!("../CHANGELOG.md")]
+    pub mod changelog {}
+}
 
 /// The README's Rust examples, run as doctests so they cannot rot.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeExamples;
 
-pub use assembler::{Assembler, AssemblyStats, EXPLAINED_RESULTS, Need};
-pub use builder::{ContextBuilder, DEFAULT_MIN_TRUNCATED_TOKENS};
-pub use cache::TokenCache;
-pub use citations::{
-    CitationEvent, CitationStream, CitedChip, MAX_MARKER_BYTES, MAX_RANGE, Resolution, Resolver,
-    Span, Streamed, UnknownMarker,
-};
+pub use assembler::Assembler;
+pub use builder::ContextBuilder;
 pub use context::{AssembledContext, Citation, Omission, OmitReason};
 pub use error::Error;
-pub use format::{
-    BlockHead, BuiltinFormat, Format, PlainFormat, XmlFormat, push_line, push_xml_text,
-};
 pub use options::{Duplicates, Order, Overflow};
 pub use provenance::Fingerprint;
-pub use record::{
-    MentorRagResult, Metadata, ParsedResults, UnknownProperties, UnknownProperty,
-    deserialize_request, deserialize_request_into, parse_request, parse_results,
-};
-#[allow(deprecated)]
-pub use tokenizer::FastEncoding;
-#[cfg(feature = "huggingface")]
-pub use tokenizer::HuggingFaceTokenizer;
-pub use tokenizer::{DEFAULT_MAX_CALL_BYTES, Encoding, TokenCounter, openai_splits_exactly};
-pub use tokenizer::{Engine, OpenAiTokenizer, TekkenTokenizer};
-pub use window::ModelWindow;
+pub use record::{MentorRagResult, Metadata};
+pub use tokenizer::Encoding;

@@ -39,8 +39,6 @@ impl Overflow {
             Overflow::Skip => "skip",
         }
     }
-
-    const ALIASES: [(&'static str, Overflow); 0] = [];
 }
 
 /// Which results count as duplicates of a better-ranked one, to be left out.
@@ -50,7 +48,6 @@ impl Overflow {
 pub enum Duplicates {
     /// Results with the same source URL and the same content: keep the best-ranked one.
     #[default]
-    #[serde(alias = "drop")]
     UrlAndContent,
     /// Results with the same content, whatever their URL (mirrors, syndicated pages): keep
     /// the best-ranked one. Near-duplicates are not looked for: that needs embeddings.
@@ -60,11 +57,6 @@ pub enum Duplicates {
 }
 
 impl Duplicates {
-    /// The former name of [`Duplicates::UrlAndContent`], kept so code written for it still
-    /// compiles; `"drop"` is still read as its name.
-    #[allow(non_upper_case_globals)]
-    pub const Drop: Duplicates = Duplicates::UrlAndContent;
-
     /// Every mode, in a fixed order.
     pub const ALL: [Duplicates; 3] = [
         Duplicates::UrlAndContent,
@@ -81,9 +73,6 @@ impl Duplicates {
             Duplicates::Keep => "keep",
         }
     }
-
-    /// The names read besides those of [`as_str`](Self::as_str).
-    const ALIASES: [(&'static str, Duplicates); 1] = [("drop", Duplicates::UrlAndContent)];
 }
 
 /// The order of the blocks in the text. Which results are chosen always follows the ranking
@@ -118,8 +107,6 @@ impl Order {
             Order::Edges => "edges",
         }
     }
-
-    const ALIASES: [(&'static str, Order); 0] = [];
 }
 
 /// `Display` and a case-insensitive `FromStr` by the names of `as_str`.
@@ -138,7 +125,6 @@ macro_rules! named {
                 <$type>::ALL
                     .into_iter()
                     .map(|value| (value.as_str(), value))
-                    .chain(<$type>::ALIASES)
                     .find(|(known, _)| known.eq_ignore_ascii_case(name))
                     .map(|(_, value)| value)
                     .ok_or_else(|| Error::unknown_name($kind, name, $expected))
@@ -184,16 +170,10 @@ mod tests {
         }
         assert_eq!(Duplicates::Keep.to_string(), "keep");
         assert_eq!(Order::AsGiven.to_string(), "as-given");
-        // The former name of the default mode is still read.
-        assert_eq!(
-            "Drop".parse::<Duplicates>().unwrap(),
-            Duplicates::UrlAndContent
-        );
-        assert_eq!(Duplicates::Drop, Duplicates::UrlAndContent);
         let json = serde_json::to_string(&Duplicates::Content).unwrap();
         assert_eq!(json, r#""content""#);
-        let old: Duplicates = serde_json::from_str(r#""drop""#).unwrap();
-        assert_eq!(old, Duplicates::UrlAndContent);
+        assert!("drop".parse::<Duplicates>().is_err());
+        assert!(serde_json::from_str::<Duplicates>(r#""drop""#).is_err());
     }
 
     #[test]

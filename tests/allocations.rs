@@ -7,7 +7,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 mod common;
 
-use mentor_context::{ContextBuilder, Encoding, Engine, MentorRagResult};
+use mentor_context::tokenizer::Engine;
+use mentor_context::{ContextBuilder, Encoding, MentorRagResult};
 
 struct Counting;
 

@@ -3,10 +3,9 @@
 
 mod common;
 
-use mentor_context::{
-    ContextBuilder, Duplicates, Encoding, MentorRagResult, OmitReason, Overflow, TokenCounter,
-    XmlFormat,
-};
+use mentor_context::format::XmlFormat;
+use mentor_context::tokenizer::TokenCounter;
+use mentor_context::{ContextBuilder, Duplicates, Encoding, MentorRagResult, OmitReason, Overflow};
 
 /// One token per `char`, and no split it vouches for: the assembler must take its slow paths
 /// (the head's count apart from the body's, and a recount of the whole text).
@@ -123,11 +122,11 @@ impl TokenCounter for Vocab {
 /// A bare layout: every head is the given text, the content follows it with no fence.
 struct Bare(&'static str);
 
-impl mentor_context::Format for Bare {
+impl mentor_context::format::Format for Bare {
     fn name(&self) -> &str {
         "bare"
     }
-    fn head(&self, _head: &mentor_context::BlockHead<'_>, out: &mut String) {
+    fn head(&self, _head: &mentor_context::format::BlockHead<'_>, out: &mut String) {
         out.push_str(self.0);
     }
     fn content_open(&self, _content: &str, _out: &mut String) {}
@@ -247,7 +246,7 @@ fn a_cut_whose_fence_grows_aims_lower_by_the_overshoot() {
 #[test]
 fn a_cached_whole_block_that_no_longer_fits_is_cut_as_without_a_cache() {
     let results = common::fixture("bench-english");
-    let cache = mentor_context::TokenCache::new(64 << 20);
+    let cache = mentor_context::tokenizer::TokenCache::new(64 << 20);
     let mut cuts = 0;
     for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
         for xml in [false, true] {

@@ -6,7 +6,9 @@
 mod common;
 
 use common::fixture;
-use mentor_context::{ContextBuilder, Encoding, MentorRagResult, Overflow, TokenCache, XmlFormat};
+use mentor_context::format::XmlFormat;
+use mentor_context::tokenizer::TokenCache;
+use mentor_context::{ContextBuilder, Encoding, MentorRagResult, Overflow};
 
 /// Every combination the gate covers: both 50 x 2 KiB fixtures, both common encodings, both
 /// formats, at the 4,000-token budget of the target.

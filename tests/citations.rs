@@ -2,10 +2,10 @@
 //! links, unknown numbers, repeats, adjacent markers, full-width brackets, empty), and the
 //! property that streaming in any chunks gives what resolving the whole answer gives.
 
-use mentor_context::{
-    AssembledContext, CitationEvent, ContextBuilder, MAX_MARKER_BYTES, MentorRagResult, Resolution,
-    Resolver, Span,
+use mentor_context::citations::{
+    CitationEvent, MAX_MARKER_BYTES, MarkerSpan, Resolution, Resolver,
 };
+use mentor_context::{AssembledContext, ContextBuilder, MentorRagResult};
 use proptest::prelude::*;
 
 /// A context of five chips, numbered 1..5.
@@ -244,7 +244,7 @@ fn spans_point_at_each_citing_marker() {
     assert_eq!(two.citation.index, 2);
     let spans: Vec<&str> = two.spans.iter().map(|s| &answer[s.start..s.end]).collect();
     assert_eq!(spans, ["[2]", "[1, 2]", "[2]"]);
-    assert_eq!(two.spans[2], Span { start: 25, end: 28 });
+    assert_eq!(two.spans[2], MarkerSpan { start: 25, end: 28 });
 }
 
 #[test]
@@ -386,8 +386,8 @@ proptest! {
         let (mut shown, mut events, mut read) = (String::new(), Vec::new(), 0);
         // Marker spans in the original answer: with renumbering off the shown text is the
         // answer, so no prefix shown may end inside one.
-        let spans: Vec<Span> = whole.cited.iter().flat_map(|c| c.spans.clone())
-            .chain(whole.unknown.iter().map(|u| Span { start: u.at, end: u.at + u.marker.len() }))
+        let spans: Vec<MarkerSpan> = whole.cited.iter().flat_map(|c| c.spans.clone())
+            .chain(whole.unknown.iter().map(|u| MarkerSpan { start: u.at, end: u.at + u.marker.len() }))
             .collect();
         for chunk in chunks(&answer, &cuts) {
             let streamed = stream.push(&chunk);

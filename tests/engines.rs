@@ -3,10 +3,10 @@
 
 mod common;
 
-use mentor_context::{
-    ContextBuilder, Encoding, Engine, MentorRagResult, OpenAiTokenizer, TokenCounter, XmlFormat,
-    parse_results,
-};
+use mentor_context::format::XmlFormat;
+use mentor_context::tokenizer::{Engine, OpenAiTokenizer, TokenCounter};
+use mentor_context::wire::parse_results;
+use mentor_context::{ContextBuilder, Encoding, MentorRagResult};
 use proptest::prelude::*;
 
 /// The encodings both engines ship, as (reference, default engine) pairs.

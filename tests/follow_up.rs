@@ -5,9 +5,11 @@
 
 mod common;
 
+use mentor_context::format::{Format, PlainFormat, XmlFormat};
+use mentor_context::tokenizer::TokenCounter;
 use mentor_context::{
-    AssembledContext, Assembler, ContextBuilder, Encoding, Error, Fingerprint, Format,
-    MentorRagResult, OmitReason, Overflow, PlainFormat, TokenCounter, XmlFormat,
+    AssembledContext, Assembler, ContextBuilder, Encoding, Error, Fingerprint, MentorRagResult,
+    OmitReason, Overflow,
 };
 
 fn turn(n: usize) -> Vec<MentorRagResult> {
@@ -308,7 +310,7 @@ impl Format for Bare {
     fn name(&self) -> &str {
         "bare"
     }
-    fn head(&self, _head: &mentor_context::BlockHead<'_>, out: &mut String) {
+    fn head(&self, _head: &mentor_context::format::BlockHead<'_>, out: &mut String) {
         out.push_str("bcde");
     }
     fn content_open(&self, _content: &str, _out: &mut String) {}

@@ -6,14 +6,14 @@ mod common;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mentor_context::{
-    BuiltinFormat, ContextBuilder, Encoding, Engine, MentorRagResult, OmitReason, Overflow,
-    TokenCounter,
-};
+use mentor_context::format::BuiltinFormat;
+use mentor_context::tokenizer::{Engine, TokenCounter};
+use mentor_context::{ContextBuilder, Encoding, MentorRagResult, OmitReason, Overflow};
 use proptest::prelude::*;
 
-/// The most bytes the assembler hands a tokenizer in one call, unless it says otherwise.
-const CALL_CAP: usize = mentor_context::DEFAULT_MAX_CALL_BYTES;
+/// The most bytes the assembler hands a tokenizer in one call unless it says otherwise
+/// (`TokenCounter::max_call_bytes`).
+const CALL_CAP: usize = 64 * 1024;
 
 /// A result whose `field` holds `text`, with a short body.
 fn with_head_field(field: &str, text: &str) -> MentorRagResult {

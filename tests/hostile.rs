@@ -5,9 +5,10 @@ mod common;
 
 use std::sync::Arc;
 
+use mentor_context::format::XmlFormat;
+use mentor_context::tokenizer::{Engine, TokenCounter};
 use mentor_context::{
-    AssembledContext, ContextBuilder, Encoding, Engine, Error, MentorRagResult, Overflow,
-    TokenCounter, XmlFormat,
+    AssembledContext, ContextBuilder, Encoding, Error, MentorRagResult, Overflow,
 };
 
 fn result(content: &str, title: Option<&str>, score: f32) -> MentorRagResult {

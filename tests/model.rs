@@ -10,9 +10,10 @@
 
 mod common;
 
+use mentor_context::format::XmlFormat;
+use mentor_context::tokenizer::TokenCounter;
 use mentor_context::{
     AssembledContext, ContextBuilder, Duplicates, Encoding, MentorRagResult, OmitReason, Overflow,
-    TokenCounter, XmlFormat,
 };
 use proptest::prelude::*;
 
@@ -173,7 +174,7 @@ fn config(overflow: Overflow) -> impl Strategy<Value = Config> {
                     duplicates: if keep {
                         Duplicates::Keep
                     } else {
-                        Duplicates::Drop
+                        Duplicates::UrlAndContent
                     },
                     min_score,
                     max_blocks,
@@ -270,7 +271,7 @@ fn reference(config: &Config, results: &[MentorRagResult], render: &Renderer) ->
         let reason = if below_min(r.score) {
             Some(OmitReason::BelowMinScore)
         } else if !full
-            && config.duplicates == Duplicates::Drop
+            && config.duplicates == Duplicates::UrlAndContent
             && tried
                 .iter()
                 .any(|&t| results[t].content == r.content && results[t].source_url == r.source_url)

@@ -16,10 +16,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use mentor_context::{
-    ContextBuilder, DEFAULT_MAX_CALL_BYTES, HuggingFaceTokenizer, MentorRagResult, Overflow,
-    TekkenTokenizer, TokenCounter, XmlFormat, openai_splits_exactly, parse_results,
-};
+use mentor_context::format::XmlFormat;
+use mentor_context::machinery::openai_splits_exactly;
+use mentor_context::tokenizer::{HuggingFaceTokenizer, TekkenTokenizer, TokenCounter};
+use mentor_context::wire::parse_results;
+use mentor_context::{ContextBuilder, DEFAULT_MAX_CALL_BYTES, MentorRagResult, Overflow};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;

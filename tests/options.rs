@@ -2,9 +2,8 @@
 
 mod common;
 
-use mentor_context::{
-    ContextBuilder, Duplicates, Encoding, MentorRagResult, OmitReason, Overflow, TokenCounter,
-};
+use mentor_context::tokenizer::TokenCounter;
+use mentor_context::{ContextBuilder, Duplicates, Encoding, MentorRagResult, OmitReason, Overflow};
 
 fn doc(content: &str, url: &str, score: f32) -> MentorRagResult {
     MentorRagResult::new(
@@ -255,7 +254,7 @@ fn the_report_serializes_in_the_wire_style() {
 fn shared_types_are_send_and_sync() {
     fn send_sync<T: Send + Sync>() {}
     send_sync::<ContextBuilder>();
-    send_sync::<mentor_context::TokenCache>();
+    send_sync::<mentor_context::tokenizer::TokenCache>();
     send_sync::<mentor_context::AssembledContext<'static>>();
     send_sync::<MentorRagResult>();
     send_sync::<mentor_context::Error>();
@@ -266,7 +265,7 @@ fn shared_types_are_send_and_sync() {
 /// reports no exact split points, so the builder must recount the whole text.
 struct Greedy;
 
-impl mentor_context::TokenCounter for Greedy {
+impl mentor_context::tokenizer::TokenCounter for Greedy {
     fn name(&self) -> &str {
         "greedy"
     }
@@ -289,11 +288,11 @@ impl mentor_context::TokenCounter for Greedy {
 /// A layout whose head is the bare word `bcde`, joined to the content without a newline.
 struct Bare;
 
-impl mentor_context::Format for Bare {
+impl mentor_context::format::Format for Bare {
     fn name(&self) -> &str {
         "bare"
     }
-    fn head(&self, _head: &mentor_context::BlockHead<'_>, out: &mut String) {
+    fn head(&self, _head: &mentor_context::format::BlockHead<'_>, out: &mut String) {
         out.push_str("bcde");
     }
     fn content_open(&self, _content: &str, _out: &mut String) {}

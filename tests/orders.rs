@@ -4,9 +4,9 @@
 
 mod common;
 
+use mentor_context::format::XmlFormat;
 use mentor_context::{
     AssembledContext, ContextBuilder, Duplicates, Encoding, MentorRagResult, Order, Overflow,
-    XmlFormat,
 };
 use proptest::prelude::*;
 

@@ -2,10 +2,10 @@
 
 mod common;
 
-use mentor_context::{
-    ContextBuilder, Duplicates, Encoding, Format, MentorRagResult, Overflow, PlainFormat,
-    TokenCache, TokenCounter, XmlFormat, openai_splits_exactly,
-};
+use mentor_context::format::{Format, PlainFormat, XmlFormat};
+use mentor_context::machinery::openai_splits_exactly;
+use mentor_context::tokenizer::{TokenCache, TokenCounter};
+use mentor_context::{ContextBuilder, Duplicates, Encoding, MentorRagResult, Overflow};
 use proptest::prelude::*;
 
 /// Text that is hard on tokenizers, formats and grapheme segmentation, mixed with arbitrary
@@ -124,7 +124,7 @@ proptest! {
         let mut builder = ContextBuilder::new(budget)
             .encoding(encoding)
             .overflow(overflow)
-            .duplicates(if keep_duplicates { Duplicates::Keep } else { Duplicates::Drop })
+            .duplicates(if keep_duplicates { Duplicates::Keep } else { Duplicates::UrlAndContent })
             .min_truncated_tokens(budget.min(4));
         if xml {
             builder = builder.format(XmlFormat);

@@ -6,9 +6,8 @@
 //! letter case, given twice, and metadata keys given twice, so that whatever a buffer kept
 //! from the request before has a chance to show.
 
-use mentor_context::{
-    ParsedResults, UnknownProperties, deserialize_request, deserialize_request_into,
-};
+use mentor_context::machinery::deserialize_request_into;
+use mentor_context::wire::{ParsedResults, UnknownProperties, deserialize_request};
 use proptest::prelude::*;
 
 /// A JSON string of varied length (a long one grows a buffer a short one then reuses).

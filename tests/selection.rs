@@ -4,10 +4,10 @@
 
 mod common;
 
-use mentor_context::{
-    BlockHead, ContextBuilder, Duplicates, Encoding, Format, MentorRagResult, ModelWindow,
-    OmitReason, Order, TokenCounter, push_line,
-};
+use mentor_context::budget::ModelWindow;
+use mentor_context::format::{BlockHead, Format, push_line};
+use mentor_context::tokenizer::TokenCounter;
+use mentor_context::{ContextBuilder, Duplicates, Encoding, MentorRagResult, OmitReason, Order};
 
 fn doc(title: &str, url: &str, content: &str, score: f32) -> MentorRagResult {
     MentorRagResult::from_content(content, score)
@@ -141,7 +141,7 @@ fn a_models_window_sets_the_budget_and_the_report_states_the_headroom() {
     assert_eq!(json["window"]["reserveOutput"], 1000);
     assert_eq!(json["headroom"], 128_000 - 1350 - context.token_count);
     // Setting a budget afterwards drops the window: nothing to report headroom against.
-    let plain = assembler.config().clone().budget(500).build().unwrap();
+    let plain = assembler.with_budget(500).unwrap();
     let context = plain.assemble(&results);
     assert_eq!((context.window, context.headroom), (None, None));
     assert!(ContextBuilder::for_model("gpt-4", 8000, 500).is_err());
@@ -150,17 +150,17 @@ fn a_models_window_sets_the_budget_and_the_report_states_the_headroom() {
 }
 
 #[test]
-fn the_smallest_need_is_the_least_budget_that_works() {
+fn the_smallest_budget_is_the_least_budget_that_works() {
     let results = common::fixture("pricing");
     for builder in [
         ContextBuilder::new(10),
         ContextBuilder::new(10).overflow(mentor_context::Overflow::Skip),
         ContextBuilder::new(10)
-            .format(mentor_context::XmlFormat)
+            .format(mentor_context::format::XmlFormat)
             .header("Cite as [n]."),
     ] {
-        let Some(mentor_context::Need::Exactly(need)) =
-            builder.build().unwrap().smallest_need(&results)
+        let Some(mentor_context::budget::SmallestBudget::Exactly(need)) =
+            builder.build().unwrap().smallest_budget(&results)
         else {
             panic!("no exact need")
         };
@@ -178,7 +178,7 @@ fn the_smallest_need_is_the_least_budget_that_works() {
         assert!(!works(need - 1), "{need}");
     }
     let none = ContextBuilder::new(10).min_score(5.0).build().unwrap();
-    assert_eq!(none.smallest_need(&results), None);
+    assert_eq!(none.smallest_budget(&results), None);
 }
 
 /// A need beyond the search is said to be beyond it, not given as the lower bound the search
@@ -191,8 +191,8 @@ fn a_need_beyond_the_search_is_reported_as_more_than() {
     ];
     let assembler = ContextBuilder::new(50).build().unwrap();
     assert!(assembler.assemble(&results).citations.is_empty());
-    let need = assembler.smallest_need(&results);
-    let Some(mentor_context::Need::MoreThan(bound)) = need else {
+    let need = assembler.smallest_budget(&results);
+    let Some(mentor_context::budget::SmallestBudget::MoreThan(bound)) = need else {
         panic!("{need:?}")
     };
     assert!(

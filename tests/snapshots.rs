@@ -5,7 +5,9 @@ mod common;
 
 use std::fmt::Write;
 
-use mentor_context::{AssembledContext, ContextBuilder, Encoding, Order, XmlFormat, parse_results};
+use mentor_context::format::XmlFormat;
+use mentor_context::wire::parse_results;
+use mentor_context::{AssembledContext, ContextBuilder, Encoding, Order};
 
 /// Budgets that cut inside the first block, a few blocks in, and most of a fixture.
 const BUDGETS: [usize; 3] = [80, 400, 2000];

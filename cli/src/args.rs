@@ -9,11 +9,11 @@ use std::path::PathBuf;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
-use mentor_context::Engine;
-use mentor_context::{
-    Assembler, BuiltinFormat, ContextBuilder, Duplicates, Encoding, Error, ModelWindow, Order,
-    Overflow,
-};
+use mentor_context::budget::ModelWindow;
+use mentor_context::format::BuiltinFormat;
+use mentor_context::machinery::{MAX_WORKERS_PER_CORE, max_workers};
+use mentor_context::tokenizer::Engine;
+use mentor_context::{Assembler, ContextBuilder, Duplicates, Encoding, Error, Order, Overflow};
 
 use crate::output::Failure;
 use crate::tokenizer_file::{self, TokenizerKind};
@@ -388,17 +388,17 @@ fn parse_count(value: &str) -> Result<usize, String> {
     })
 }
 
-/// The most `batch --jobs`: each job is a thread with a stack and two lines in flight, and
-/// far more threads than cores only costs memory.
-pub(crate) const MAX_JOBS: usize = 1024;
-
-/// Parses `batch --jobs`: a count of threads, at least one and at most [`MAX_JOBS`].
+/// Parses `batch --jobs`: a count of threads, at least one and at most
+/// [`max_workers`] (8 per core): more than that only wait, each with a stack.
 fn parse_jobs(value: &str) -> Result<usize, String> {
+    let max = max_workers();
     match parse_count(value) {
         Ok(0) => Err("expected at least 1".to_string()),
-        Ok(n) if n <= MAX_JOBS => Ok(n),
+        Ok(n) if n <= max => Ok(n),
         Ok(_) | Err(_) if !value.starts_with('-') && value.bytes().all(|b| b.is_ascii_digit()) => {
-            Err(format!("too many; at most {MAX_JOBS}"))
+            Err(format!(
+                "too many; at most {max} here ({MAX_WORKERS_PER_CORE} per core)"
+            ))
         }
         other => other,
     }
@@ -562,14 +562,19 @@ mod tests {
         assert!(parse_iterations("-1").unwrap_err().contains("negative"));
         assert!(parse_jobs("0").unwrap_err().contains("at least 1"));
         assert_eq!(parse_jobs("4"), Ok(4));
-        assert_eq!(parse_jobs("1024"), Ok(MAX_JOBS));
+        let max = max_workers();
+        assert_eq!(parse_jobs(&max.to_string()), Ok(max));
+        let over = (max + 1).to_string();
         for too_many in [
-            "1025",
+            over.as_str(),
             "4294967296",
             "18446744073709551615",
             "99999999999999999999",
         ] {
-            assert_eq!(parse_jobs(too_many).unwrap_err(), "too many; at most 1024");
+            assert_eq!(
+                parse_jobs(too_many).unwrap_err(),
+                format!("too many; at most {max} here (8 per core)")
+            );
         }
     }
 }

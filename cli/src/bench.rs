@@ -5,7 +5,8 @@
 
 use std::time::Instant;
 
-use mentor_context::{MentorRagResult, TokenCache};
+use mentor_context::MentorRagResult;
+use mentor_context::tokenizer::TokenCache;
 use serde::Serialize;
 
 use crate::args::{BenchArgs, DEFAULT_BENCH_ITERATIONS, build};

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use mentor_context::{Resolution, Resolver};
+use mentor_context::citations::{Resolution, Resolver};
 use serde::Serialize;
 
 use crate::input::Input;
@@ -35,7 +35,7 @@ pub(crate) struct CiteArgs {
 #[serde(rename_all = "camelCase")]
 struct CiteReport {
     cited: Vec<CitedEntry>,
-    unknown: Vec<mentor_context::UnknownMarker>,
+    unknown: Vec<mentor_context::citations::UnknownMarker>,
     #[serde(skip_serializing_if = "Option::is_none")]
     answer: Option<String>,
 }

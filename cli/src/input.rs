@@ -4,7 +4,8 @@
 use std::io::{self, IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
-use mentor_context::{AssembledContext, Error, MentorRagResult, UnknownProperties, parse_request};
+use mentor_context::wire::{UnknownProperties, parse_request};
+use mentor_context::{AssembledContext, Error, MentorRagResult};
 
 use crate::output::{Failure, escape_name, warning_line};
 

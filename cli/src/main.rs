@@ -24,7 +24,8 @@ mod tokenizer_file;
 use std::process::ExitCode;
 
 use clap::Parser;
-use mentor_context::{EXPLAINED_RESULTS, MentorRagResult, Need};
+use mentor_context::MentorRagResult;
+use mentor_context::budget::{SMALLEST_BUDGET_RESULTS, SmallestBudget};
 
 use crate::args::{AssembleArgs, Cli, Command};
 use crate::input::Input;
@@ -93,20 +94,20 @@ fn assemble(args: &AssembleArgs) -> Result<String, Failure> {
 /// look like a failure that said nothing.
 fn empty_context(assembler: &mentor_context::Assembler, results: &[MentorRagResult]) -> String {
     let budget = assembler.budget();
-    match (results.len(), assembler.smallest_need(results)) {
+    match (results.len(), assembler.smallest_budget(results)) {
         (0, _) => "the context is empty: the input holds no results".to_string(),
         (n, Some(need)) => format!(
             "the context is empty: {n} result{}, none fits in the budget of {budget} tokens \
              (the smallest {} needs {})",
             if n == 1 { "" } else { "s" },
-            if n > EXPLAINED_RESULTS {
-                format!("of the {EXPLAINED_RESULTS} best-ranked blocks")
+            if n > SMALLEST_BUDGET_RESULTS {
+                format!("of the {SMALLEST_BUDGET_RESULTS} best-ranked blocks")
             } else {
                 "block".to_string()
             },
             match need {
-                Need::Exactly(tokens) => tokens.to_string(),
-                Need::MoreThan(tokens) => format!("more than {tokens}"),
+                SmallestBudget::Exactly(tokens) => tokens.to_string(),
+                SmallestBudget::MoreThan(tokens) => format!("more than {tokens}"),
                 _ => "more".to_string(),
             }
         ),

@@ -5,7 +5,7 @@ use std::io::Read;
 use std::path::Path;
 
 use clap::ValueEnum;
-use mentor_context::{TekkenTokenizer, TokenCounter};
+use mentor_context::tokenizer::{TekkenTokenizer, TokenCounter};
 
 use crate::output::Failure;
 
@@ -56,9 +56,11 @@ pub(crate) fn load(
             .map(|t| Box::new(t) as Box<dyn TokenCounter>)
             .map_err(|e| fail(e.to_string())),
         #[cfg(feature = "huggingface")]
-        TokenizerKind::Huggingface => mentor_context::HuggingFaceTokenizer::from_file(path)
-            .map(|t| Box::new(t) as Box<dyn TokenCounter>)
-            .map_err(|e| fail(e.to_string())),
+        TokenizerKind::Huggingface => {
+            mentor_context::tokenizer::HuggingFaceTokenizer::from_file(path)
+                .map(|t| Box::new(t) as Box<dyn TokenCounter>)
+                .map_err(|e| fail(e.to_string()))
+        }
         #[cfg(not(feature = "huggingface"))]
         TokenizerKind::Huggingface => Err(fail(format!(
             "{} is a Hugging Face tokenizer.json, and this build has no `huggingface` feature \

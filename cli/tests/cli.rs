@@ -26,7 +26,8 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mentor_context::{Encoding, TokenCounter};
+use mentor_context::Encoding;
+use mentor_context::tokenizer::TokenCounter;
 use serde_json::Value;
 
 // The fixtures are the library's, at the root of the workspace.

@@ -17,10 +17,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mentor_context::{
-    AssembledContext, BuiltinFormat, ContextBuilder, Duplicates, Encoding, Error, Format,
-    MentorRagResult, OmitReason, Overflow, TokenCounter, parse_results,
-};
+use mentor_context::{AssembledContext, ContextBuilder, Duplicates, Encoding, Error, MentorRagResult, OmitReason, Overflow};
+use mentor_context::format::{BuiltinFormat, Format};
+use mentor_context::tokenizer::TokenCounter;
+use mentor_context::wire::parse_results;
 
 const HEADER: &str = "Answer only from these documents and cite them as [n].";
 const MAX_BUDGET: usize = 3000;

@@ -1,7 +1,9 @@
 //! The `Assembler` class: a validated configuration that assembles requests, with the GIL
 //! released while it does.
 
-use mentor_context::{Assembler, MentorRagResult, ParsedResults};
+use mentor_context::machinery::{MAX_WORKERS_PER_CORE, max_workers};
+use mentor_context::wire::ParsedResults;
+use mentor_context::{Assembler, MentorRagResult};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
@@ -130,10 +132,12 @@ impl PyAssembler {
             None => std::thread::available_parallelism().map_or(1, usize::from),
             Some(threads) => usize::try_from(threads)
                 .ok()
-                .filter(|n| (1..=MAX_THREADS).contains(n))
+                .filter(|n| (1..=max_workers()).contains(n))
                 .ok_or_else(|| {
                     refused(format!(
-                        "threads: {threads}; expected at least 1 and at most {MAX_THREADS}"
+                        "threads: {threads}; expected at least 1 and at most {} here \
+                         ({MAX_WORKERS_PER_CORE} per core)",
+                        max_workers()
                     ))
                 })?,
         };
@@ -144,9 +148,9 @@ impl PyAssembler {
     fn with_budget(&self, py: Python<'_>, budget: i64) -> PyResult<Self> {
         let budget = usize::try_from(budget)
             .map_err(|_| refused("budget: negative; expected a whole number, 0 or more"))?;
-        let builder = self.assembler.config().clone().budget(budget);
+        let base = &self.assembler;
         let assembler = py
-            .detach(|| builder.build())
+            .detach(|| base.with_budget(budget))
             .map_err(|err| from_library(&err))?;
         Ok(PyAssembler {
             assembler,
@@ -208,10 +212,6 @@ impl PyAssembler {
         used
     }
 }
-
-/// The most `threads` for `assemble_many`, as for the command's `--jobs`: each is a thread
-/// with its own stack.
-const MAX_THREADS: usize = 1024;
 
 /// For `python/benches/measure.py`: reads `results` once, then times `repeat` calls of the
 /// Rust `assemble` alone (no conversion, no report) and returns each call's nanoseconds. The

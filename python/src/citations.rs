@@ -1,7 +1,8 @@
 //! `resolve_citations`: which chips of a report an answer cites, through the library's
 //! `Resolver`.
 
-use mentor_context::{Citation, Resolution, Resolver};
+use mentor_context::Citation;
+use mentor_context::citations::{Resolution, Resolver};
 use pyo3::prelude::*;
 use serde::Deserialize;
 

@@ -15,7 +15,9 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError, mpsc};
 
-use mentor_context::{AssembledContext, Assembler, MentorRagResult, ParsedResults};
+use mentor_context::machinery::start_workers;
+use mentor_context::wire::ParsedResults;
+use mentor_context::{AssembledContext, Assembler, MentorRagResult};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
@@ -86,8 +88,6 @@ pub(crate) fn assemble_many<'py>(
         // closed and empty and stop, so the scope's wait for them ends.
         let _stop_threads = CloseOnDrop { queue, queued };
         let (done_tx, done_rx) = mpsc::channel::<Finished>();
-        // Each thread waits in `take` before it allocates anything, so the address space
-        // stays still while they start (see `mentor_context_threads`).
         let make_job = || {
             let done_tx = done_tx.clone();
             move || {
@@ -99,7 +99,7 @@ pub(crate) fn assemble_many<'py>(
                 }
             }
         };
-        if let Err(err) = mentor_context_threads::start(scope, threads, make_job) {
+        if let Err(err) = start_workers(scope, threads, make_job) {
             return Err(refused(format!("threads: {err}")));
         }
         drop(done_tx);

@@ -5,10 +5,10 @@
 //! command line refuses through clap (a budget and a model window both setting the budget,
 //! say) are refused here in words.
 
-use mentor_context::{
-    BuiltinFormat, ContextBuilder, Duplicates, Encoding, Engine, ModelWindow, Order, Overflow,
-    TokenCache,
-};
+use mentor_context::budget::ModelWindow;
+use mentor_context::format::BuiltinFormat;
+use mentor_context::tokenizer::{Engine, TokenCache};
+use mentor_context::{ContextBuilder, Duplicates, Encoding, Order, Overflow};
 use pyo3::PyResult;
 
 use crate::errors::{from_library, refused};

@@ -2,14 +2,14 @@
 //!
 //! A result is a dict in the .NET wire form (`content`, `score`, `sourceUrl`, `title`,
 //! `metadata`; names in any letter case, a score may be a numeric string), read through
-//! `mentor_context::deserialize_request`, so it means exactly what the same JSON means to
+//! `mentor_context::wire::deserialize_request`, so it means exactly what the same JSON means to
 //! `parse_request` and the command. Any other object is read by its attributes (`content`,
 //! `score`, `title`, `source_url` or `sourceUrl`, `metadata`), as a dataclass or a
 //! framework's document would carry them.
 
-use mentor_context::{
+use mentor_context::machinery::deserialize_request_into;
+use mentor_context::wire::{
     ParsedResults, UnknownProperties, UnknownProperty, deserialize_request,
-    deserialize_request_into,
 };
 use pyo3::exceptions::{PyTypeError, PyUserWarning};
 use pyo3::prelude::*;

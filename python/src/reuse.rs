@@ -7,7 +7,8 @@
 
 use std::sync::{Mutex, MutexGuard, TryLockError};
 
-use mentor_context::{MentorRagResult, ParsedResults};
+use mentor_context::MentorRagResult;
+use mentor_context::wire::ParsedResults;
 
 /// The most bytes the buffers keep between calls. One request far larger than the usual (a
 /// megabyte document, a million results) is read, and its buffers are then let go, so that

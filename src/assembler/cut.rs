@@ -2,7 +2,8 @@
 
 use unicode_segmentation::GraphemeCursor;
 
-use super::placing::{Assembly, Measured, Placed, write_head};
+use super::head::write_head;
+use super::placing::{Assembly, Measured, Placed};
 use crate::format::Format;
 use crate::record::MentorRagResult;
 
@@ -31,7 +32,7 @@ impl Assembly<'_, '_> {
         let format = &*self.config.format;
         let content = &result.content;
         let frame = self.frame;
-        let min = frame.min_truncated_tokens.max(1);
+        let min = self.config.min_truncated_tokens.max(1);
         // Checked, not saturating: a sum past usize::MAX is more than any room, and a
         // saturated one would equal a room of usize::MAX.
         let needed = head_tokens
@@ -46,7 +47,7 @@ impl Assembly<'_, '_> {
         self.scratch.push_str(&self.text[body_start..]);
         // The head of a cut block may differ (a truncation mark); count it only if it does.
         let mut head = String::new();
-        write_head(self.config, result, index, true, &mut head);
+        let head_shortened = write_head(self.config, result, index, true, &mut head);
         let head_tokens = if head == self.text[start..body_start] {
             head_tokens
         } else {
@@ -95,6 +96,7 @@ impl Assembly<'_, '_> {
                     tokens,
                     truncated: true,
                     kept_bytes: Some(end),
+                    head_shortened,
                 });
             }
             target = target.checked_sub(tokens - room)?;

@@ -1,8 +1,8 @@
 //! Explaining an empty context: how many tokens the smallest block would need.
 
-use super::Assembler;
-use super::placing::write_head;
+use super::head::write_head;
 use super::selection::ranked;
+use super::{Assembler, Inner};
 use crate::meter::Meter;
 use crate::options::Overflow;
 use crate::record::MentorRagResult;
@@ -10,17 +10,17 @@ use crate::record::MentorRagResult;
 /// The best-ranked results an explanation looks at: enough to name what the budget must be
 /// for the results that matter, few enough that explaining costs about as much as assembling
 /// once, whatever the length of the input.
-pub const EXPLAINED_RESULTS: usize = 64;
+pub const SMALLEST_BUDGET_RESULTS: usize = 64;
 
 /// Budgets are searched up to this many times the configured one (at least 4,096 tokens):
 /// beyond, the need is reported as "more than" the bound, and the cost of explaining stays
 /// within a few assemblies at that size.
 const MAX_BUDGETS_SEARCHED: usize = 4;
 
-/// How many tokens the smallest block needs, as [`Assembler::smallest_need`] found it.
+/// How many tokens the smallest block needs, as [`Assembler::smallest_budget`] found it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum Need {
+pub enum SmallestBudget {
     /// The least budget at which a block is in the text.
     Exactly(usize),
     /// No budget up to this one puts a block in the text; the search stopped there.
@@ -33,50 +33,48 @@ impl Assembler {
     /// no result could ever be in it (all below the minimum score, or a block limit of 0).
     ///
     /// Beyond 4 budgets (at least 4,096 tokens) it stops looking and says so
-    /// ([`Need::MoreThan`]). It counts every eligible result up to that bound, then assembles at
+    /// ([`SmallestBudget::MoreThan`]). It counts every eligible result up to that bound, then assembles at
     /// a few budgets (doubling steps, then halving): call it when explaining, not on every
-    /// request. Of more than [`EXPLAINED_RESULTS`] results, only that many best-ranked ones
+    /// request. Of more than [`SMALLEST_BUDGET_RESULTS`] results, only that many best-ranked ones
     /// (copied) are looked at, so the cost does not grow with the input: the answer is then
     /// the smallest budget at which one of them would be in the text.
     ///
     /// ```
-    /// use mentor_context::{ContextBuilder, MentorRagResult, Need};
+    /// use mentor_context::{ContextBuilder, MentorRagResult};
+    /// use mentor_context::budget::SmallestBudget;
     ///
     /// let results = [MentorRagResult::from_content("Plan B costs 12 EUR a month.", 0.9)];
     /// let assembler = ContextBuilder::new(5).build()?;
     /// assert!(assembler.assemble(&results).citations.is_empty());
-    /// let Some(Need::Exactly(need)) = assembler.smallest_need(&results) else { panic!() };
+    /// let Some(SmallestBudget::Exactly(need)) = assembler.smallest_budget(&results) else { panic!() };
     /// let roomy = ContextBuilder::new(need).build()?;
     /// assert_eq!(roomy.assemble(&results).citations.len(), 1);
     /// # Ok::<(), mentor_context::Error>(())
     /// ```
     #[must_use]
-    pub fn smallest_need(&self, results: &[MentorRagResult]) -> Option<Need> {
-        if results.len() > EXPLAINED_RESULTS {
+    pub fn smallest_budget(&self, results: &[MentorRagResult]) -> Option<SmallestBudget> {
+        if results.len() > SMALLEST_BUDGET_RESULTS {
             let best: Vec<MentorRagResult> = ranked(results)
                 .into_iter()
-                .take(EXPLAINED_RESULTS)
+                .take(SMALLEST_BUDGET_RESULTS)
                 .map(|i| results[i].clone())
                 .collect();
-            return self.smallest_need(&best);
+            return self.smallest_budget(&best);
         }
         let (lower, ceiling) = self.need_at_least(results)?;
         let works = |budget: usize| {
-            self.config()
-                .clone()
-                .budget(budget)
-                .build()
+            self.with_budget(budget)
                 .is_ok_and(|assembler| !assembler.assemble(results).citations.is_empty())
         };
         // Budgets below `lower` cannot work. Step up from it in doubling steps, then bisect
         // between the last that failed and the first that worked.
         let (mut failed, mut worked, mut step) = (lower.checked_sub(1), lower, 1usize);
         if lower > ceiling {
-            return Some(Need::MoreThan(ceiling));
+            return Some(SmallestBudget::MoreThan(ceiling));
         }
         while !works(worked) {
             if worked >= ceiling {
-                return Some(Need::MoreThan(ceiling));
+                return Some(SmallestBudget::MoreThan(ceiling));
             }
             failed = Some(worked);
             worked = worked.saturating_add(step).min(ceiling);
@@ -92,14 +90,13 @@ impl Assembler {
                 failed = Some(mid);
             }
         }
-        Some(Need::Exactly(worked))
+        Some(SmallestBudget::Exactly(worked))
     }
 
     /// A budget below which no result can be in the text, and where to stop looking; `None`
     /// if none ever can.
     fn need_at_least(&self, results: &[MentorRagResult]) -> Option<(usize, usize)> {
-        let config = self.config();
-        let frame = &self.inner.frame;
+        let Inner { config, frame } = &*self.inner;
         if config.max_blocks == Some(0) {
             return None;
         }
@@ -122,18 +119,18 @@ impl Assembler {
             let mut need = ceiling.min(best.unwrap_or(usize::MAX));
             if config.overflow == Overflow::Truncate {
                 block.clear();
-                write_head(config, result, 1, true, &mut block);
+                let _ = write_head(config, result, 1, true, &mut block);
                 // A head is counted no further than it could help: it can be megabytes.
                 if let Some(head) = meter.measure(&block, need, None) {
                     let cut = head
                         .saturating_add(frame.cut_open_tokens)
                         .saturating_add(frame.cut_close_tokens)
-                        .saturating_add(frame.min_truncated_tokens.max(1));
+                        .saturating_add(config.min_truncated_tokens.max(1));
                     need = need.min(cut);
                 }
             }
             block.clear();
-            write_head(config, result, 1, false, &mut block);
+            let _ = write_head(config, result, 1, false, &mut block);
             // No more content than could fit in `need` tokens is rendered.
             let reach = need
                 .saturating_add(1)

@@ -28,7 +28,7 @@ impl Assembler {
     /// fingerprint as an earlier block is reported as [`OmitReason::AlreadyInContext`]. The
     /// text's token count is exact and at most the budget, as always.
     ///
-    /// [`PlainFormat`]: crate::PlainFormat
+    /// [`PlainFormat`]: crate::format::PlainFormat
     ///
     /// # Errors
     ///
@@ -100,7 +100,7 @@ impl<'r> Assembly<'_, 'r> {
         if earlier.is_empty() {
             // No blocks: the text was the header alone (or nothing), which a new assembly
             // starts with anyway.
-            if !old.is_empty() && old != frame.header {
+            if !old.is_empty() && old != self.config.header {
                 return Err(mismatch(
                     "it has no blocks, yet its text is not this header".to_string(),
                 ));
@@ -111,14 +111,17 @@ impl<'r> Assembly<'_, 'r> {
             .strip_suffix(frame.close.as_str())
             .ok_or_else(|| mismatch("its text does not end with this format's closing".into()))?;
         if !prefix
-            .strip_prefix(frame.header.as_str())
+            .strip_prefix(self.config.header.as_str())
             .is_some_and(|rest| rest.starts_with(frame.open.as_str()))
         {
             return Err(mismatch(
                 "its text does not start with this header and format's opening".into(),
             ));
         }
-        self.check_heads(previous, &prefix[frame.header.len() + frame.open.len()..])?;
+        self.check_heads(
+            previous,
+            &prefix[self.config.header.len() + frame.open.len()..],
+        )?;
         // The report's own count is not trusted: the text is counted again, in bounded calls.
         let uncountable = || mismatch("its text has a stretch too long to count".to_string());
         let old_tokens = self.meter.count(old).ok_or_else(uncountable)?;

@@ -1,14 +1,12 @@
 //! The parts of every context that depend only on the configuration, counted once.
 
-use crate::builder::ContextBuilder;
+use super::config::Config;
 use crate::error::Error;
 use crate::meter::Meter;
 
 /// The fixed parts of every context: validated and counted when the assembler is built.
 #[derive(Debug, Clone)]
 pub(super) struct Frame {
-    /// The header with its newline, or empty.
-    pub(super) header: String,
     pub(super) header_tokens: usize,
     /// What the format writes before the first block and after the last.
     pub(super) open: String,
@@ -20,35 +18,21 @@ pub(super) struct Frame {
     /// cut itself is counted exactly.
     pub(super) cut_open_tokens: usize,
     pub(super) cut_close_tokens: usize,
-    /// The least room a cut block needs for its content.
-    pub(super) min_truncated_tokens: usize,
 }
 
 impl Frame {
-    /// Checks `config` and counts its fixed parts.
-    pub(super) fn new(config: &ContextBuilder) -> Result<Frame, Error> {
-        if config.min_score.is_some_and(f32::is_nan) {
-            return Err(Error::NanMinScore);
-        }
+    /// Counts the fixed parts of `config`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::HeaderOverBudget`] when the header alone is over the budget.
+    pub(super) fn new(config: &Config) -> Result<Frame, Error> {
         let budget = config.budget;
-        let min_truncated_tokens = match config.min_truncated_tokens {
-            Some(min) if min > budget => {
-                return Err(Error::MinTruncatedOverBudget {
-                    min_tokens: min,
-                    budget,
-                });
-            }
-            Some(min) => min,
-            None => crate::builder::DEFAULT_MIN_TRUNCATED_TOKENS.min(budget),
-        };
-        let header = match config.header.trim_end() {
-            "" => String::new(),
-            h => format!("{h}\n"),
-        };
+        let header = &config.header;
         // Counted like everything else: in bounded calls, and no further than the budget.
         let mut meter = Meter::new(&*config.tokenizer, None);
         let header_tokens = meter
-            .measure(&header, budget, None)
+            .measure(header, budget, None)
             .ok_or(Error::HeaderOverBudget { budget })?;
         let format = &*config.format;
         let mut count = |write: &dyn Fn(&mut String)| {
@@ -65,14 +49,12 @@ impl Frame {
         format.open(&mut open);
         format.close(&mut close);
         Ok(Frame {
-            header,
             header_tokens,
             open,
             close,
             open_close_tokens,
             cut_open_tokens,
             cut_close_tokens,
-            min_truncated_tokens,
         })
     }
 }

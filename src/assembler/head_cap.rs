@@ -11,7 +11,7 @@
 
 use unicode_segmentation::GraphemeCursor;
 
-use crate::builder::ContextBuilder;
+use super::config::Config;
 use crate::format::BlockHead;
 use crate::record::{MentorRagResult, Metadata};
 
@@ -55,7 +55,7 @@ struct Keep {
 }
 
 impl<'r> Fields<'r> {
-    fn of(config: &'r ContextBuilder, result: &'r MentorRagResult) -> Self {
+    fn of(config: &'r Config, result: &'r MentorRagResult) -> Self {
         let head = BlockHead::new(
             0,
             None,
@@ -100,7 +100,7 @@ impl<'r> Fields<'r> {
 /// The head of `result` as block `index`, shortened to the cap; `None` when it is not set or
 /// the head fits whole.
 pub(super) fn shorten(
-    config: &ContextBuilder,
+    config: &Config,
     result: &MentorRagResult,
     index: usize,
     truncated: bool,
@@ -187,25 +187,10 @@ fn longest_prefix(
     keep(boundaries[best])
 }
 
-/// Whether the head of `result` as block `index` is over the cap and gets shortened: what
-/// its chip reports.
-pub(super) fn shortens(
-    config: &ContextBuilder,
-    result: &MentorRagResult,
-    index: usize,
-    truncated: bool,
-) -> bool {
-    config.max_head_tokens.is_some_and(|cap| {
-        let fields = Fields::of(config, result);
-        fields.values().next().is_some()
-            && !fits_whole(config, result, &fields, index, truncated, cap)
-    })
-}
-
 /// Whether the head fits whole. A value longer than [`value_limit`] cannot, and is not
 /// rendered: a megabyte title costs nothing here.
 fn fits_whole(
-    config: &ContextBuilder,
+    config: &Config,
     result: &MentorRagResult,
     fields: &Fields<'_>,
     index: usize,
@@ -217,17 +202,18 @@ fn fits_whole(
         return false;
     }
     let mut text = String::new();
-    super::placing::write_whole_head(config, result, index, truncated, &mut text);
+    let head = BlockHead::new(
+        index,
+        fields.title,
+        truncated,
+        result.metadata.as_ref(),
+        &config.hidden_keys,
+    );
+    config.format.head(&head, &mut text);
     within(config, &text, cap)
 }
 
-fn fits(
-    config: &ContextBuilder,
-    shortened: &Shortened,
-    index: usize,
-    truncated: bool,
-    cap: usize,
-) -> bool {
+fn fits(config: &Config, shortened: &Shortened, index: usize, truncated: bool, cap: usize) -> bool {
     let mut text = String::new();
     config
         .format
@@ -237,14 +223,14 @@ fn fits(
 
 /// Whether `head` takes at most `cap` tokens. A token spans at most `max_token_bytes`, so a
 /// longer text is over without being counted.
-fn within(config: &ContextBuilder, head: &str, cap: usize) -> bool {
+fn within(config: &Config, head: &str, cap: usize) -> bool {
     let tokenizer = &*config.tokenizer;
     head.len() <= cap.saturating_mul(tokenizer.max_token_bytes()) && tokenizer.count(head) <= cap
 }
 
 /// The longest value that could fit in `cap` tokens, whatever whitespace it loses on the way:
 /// generous, since line breaks collapse.
-fn value_limit(config: &ContextBuilder, cap: usize) -> usize {
+fn value_limit(config: &Config, cap: usize) -> usize {
     cap.saturating_add(1)
         .saturating_mul(config.tokenizer.max_token_bytes())
         .saturating_mul(2)
@@ -289,31 +275,20 @@ fn floor_grapheme(text: &str, at: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ContextBuilder;
     use crate::format::PlainFormat;
 
-    fn head(config: &ContextBuilder, result: &MentorRagResult) -> (String, bool) {
+    /// The head of `result` as block 1, and whether it was shortened, as the assembler
+    /// writes it.
+    fn head(config: &Config, result: &MentorRagResult) -> (String, bool) {
         let mut out = String::new();
-        let shortened = shorten(config, result, 1, false);
-        match &shortened {
-            Some(s) => config.format.head(&s.head(1, false), &mut out),
-            None => config.format.head(
-                &BlockHead::new(
-                    1,
-                    result.display_title(),
-                    false,
-                    result.metadata.as_ref(),
-                    &[],
-                ),
-                &mut out,
-            ),
-        }
-        assert_eq!(shortened.is_some(), shortens(config, result, 1, false));
-        (out, shortened.is_some())
+        let shortened = crate::assembler::head::write_head(config, result, 1, false, &mut out);
+        (out, shortened)
     }
 
     #[test]
     fn a_head_that_fits_is_left_whole() {
-        let config = ContextBuilder::new(100).max_head_tokens(20);
+        let config = ContextBuilder::new(100).max_head_tokens(20).config();
         let r = MentorRagResult::from_content("x", 1.0)
             .with_title("Prices")
             .with_metadata([("k", "v")]);
@@ -324,7 +299,8 @@ mod tests {
     fn a_long_value_is_cut_to_fit_and_marked() {
         let config = ContextBuilder::new(100)
             .format(PlainFormat)
-            .max_head_tokens(12);
+            .max_head_tokens(12)
+            .config();
         let long = "word ".repeat(5000);
         let r = MentorRagResult::from_content("x", 1.0)
             .with_title("Prices")
@@ -345,7 +321,7 @@ mod tests {
 
     #[test]
     fn titles_are_cut_at_grapheme_boundaries() {
-        let config = ContextBuilder::new(100).max_head_tokens(6);
+        let config = ContextBuilder::new(100).max_head_tokens(6).config();
         let r = MentorRagResult::from_content("x", 1.0).with_title("e\u{301}".repeat(400));
         let (text, shortened) = head(&config, &r);
         assert!(shortened);
@@ -362,7 +338,7 @@ mod tests {
 
     #[test]
     fn the_title_comes_before_metadata_lines() {
-        let config = ContextBuilder::new(100).max_head_tokens(8);
+        let config = ContextBuilder::new(100).max_head_tokens(8).config();
         let r = MentorRagResult::from_content("x", 1.0)
             .with_title("Subscription plans and prices for every region")
             .with_metadata([("valid from", "2026-01-01"), ("currency", "EUR")]);
@@ -372,7 +348,7 @@ mod tests {
         assert!(text.ends_with("…\n") && !text.contains("valid"), "{text:?}");
         assert!(config.tokenizer.count(&text) <= 8);
         // With room for the title, the keys come next, values marked.
-        let config = config.max_head_tokens(20);
+        let config = ContextBuilder::new(100).max_head_tokens(20).config();
         let (text, _) = head(&config, &r);
         assert!(
             text.starts_with("[1] Subscription plans and prices for every region\nvalid from: "),
@@ -382,7 +358,7 @@ mod tests {
 
     #[test]
     fn many_keys_leave_trailing_lines_out() {
-        let config = ContextBuilder::new(100).max_head_tokens(10);
+        let config = ContextBuilder::new(100).max_head_tokens(10).config();
         let entries: Vec<(String, String)> = (0..2000)
             .map(|i| (format!("key{i}"), format!("value {i}")))
             .collect();
@@ -395,7 +371,7 @@ mod tests {
 
     #[test]
     fn a_cap_below_the_marker_keeps_the_marker() {
-        let config = ContextBuilder::new(100).max_head_tokens(1);
+        let config = ContextBuilder::new(100).max_head_tokens(1).config();
         let r = MentorRagResult::from_content("x", 1.0).with_title("Title");
         assert_eq!(head(&config, &r), ("[1] …\n".to_string(), true));
     }

@@ -12,7 +12,7 @@ impl Assembler {
     /// order of the requests.
     ///
     /// Each context is exactly what [`assemble`](Self::assemble) returns for its request:
-    /// the assembler is shared, read-only, by all threads. With a [`TokenCache`](crate::TokenCache)
+    /// the assembler is shared, read-only, by all threads. With a [`TokenCache`](crate::tokenizer::TokenCache)
     /// the threads share the cache too.
     ///
     /// ```
@@ -45,7 +45,8 @@ impl Assembler {
 
 #[cfg(test)]
 mod tests {
-    use crate::{ContextBuilder, MentorRagResult, TokenCache};
+    use crate::tokenizer::TokenCache;
+    use crate::{ContextBuilder, MentorRagResult};
 
     #[test]
     fn many_in_parallel_are_each_what_one_at_a_time_gives_in_order() {

@@ -4,13 +4,15 @@
 //! (`selection.rs`), place blocks while they fit (`placing.rs`), cut the first that does not
 //! (`cut.rs`), and, for a tokenizer or format whose joins are not exact, recount
 //! (`recount.rs`), then arrange the blocks in the configured order (`order.rs`). Heads are
-//! kept within `max_head_tokens` by `head_cap.rs`. What depends only on the configuration is
-//! counted once (`frame.rs`).
+//! written by `head.rs`, kept within `max_head_tokens` by `head_cap.rs`. The configuration
+//! is checked once (`config.rs`), and what depends only on it is counted once (`frame.rs`).
 
+mod config;
 mod cut;
 mod explain;
 mod follow_up;
 mod frame;
+mod head;
 mod head_cap;
 #[cfg(feature = "rayon")]
 mod many;
@@ -24,21 +26,21 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::builder::ContextBuilder;
-use crate::cache::TokenCache;
 use crate::context::AssembledContext;
 use crate::error::Error;
 use crate::format::Format;
 use crate::options::{Duplicates, Overflow};
 use crate::record::MentorRagResult;
-use crate::tokenizer::TokenCounter;
-pub use explain::{EXPLAINED_RESULTS, Need};
+use crate::tokenizer::{TokenCache, TokenCounter};
+pub use config::DEFAULT_MIN_TRUNCATED_TOKENS;
+pub(crate) use config::{Choices, Config};
+pub use explain::{SMALLEST_BUDGET_RESULTS, SmallestBudget};
 use frame::Frame;
 use placing::Assembly;
 
 /// Turns ranked retrieval results into the context block of a prompt, within a token budget.
 ///
-/// Made by [`ContextBuilder::build`], which validated the configuration, so assembling
+/// Made by [`ContextBuilder::build`](crate::ContextBuilder::build), which validated the configuration, so assembling
 /// cannot fail. It is cheap to clone (the configuration is shared) and `Send + Sync`: build
 /// one at start-up and call [`assemble`](Self::assemble) from every request, on any thread.
 ///
@@ -61,14 +63,16 @@ pub struct Assembler {
 }
 
 struct Inner {
-    config: ContextBuilder,
+    config: Config,
     frame: Frame,
 }
 
-/// What an assembly cost, beyond its result: for benchmarks and performance gates.
+/// What an assembly cost, beyond its result: for benchmarks and performance gates
+/// (feature `unstable_machinery`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
+#[cfg_attr(not(feature = "unstable_machinery"), allow(unreachable_pub))]
 pub struct AssemblyStats {
     /// Bytes handed to the tokenizer. A cold assembly tokenizes about the bytes of its text;
     /// a warm one (with a [`TokenCache`]) only around a cut.
@@ -76,11 +80,34 @@ pub struct AssemblyStats {
 }
 
 impl Assembler {
-    pub(crate) fn new(config: ContextBuilder) -> Result<Assembler, Error> {
+    pub(crate) fn new(config: Config) -> Result<Assembler, Error> {
         let frame = Frame::new(&config)?;
         Ok(Assembler {
             inner: Arc::new(Inner { config, frame }),
         })
+    }
+
+    /// The same configuration at another budget: for requests that each bring their own (a
+    /// `batch` line's `budget`). A window the budget came from is dropped, as
+    /// [`ContextBuilder::budget`](crate::ContextBuilder::budget) drops it.
+    ///
+    /// ```
+    /// use mentor_context::ContextBuilder;
+    ///
+    /// let assembler = ContextBuilder::new(1000).header("Cite as [n].").build()?;
+    /// let small = assembler.with_budget(100)?;
+    /// assert_eq!(small.budget(), 100);
+    /// assert_eq!(small.header(), assembler.header());
+    /// assert!(assembler.with_budget(2).is_err());
+    /// # Ok::<(), mentor_context::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`ContextBuilder::build`](crate::ContextBuilder::build): the header or the minimum
+    /// cut over the new budget.
+    pub fn with_budget(&self, budget: usize) -> Result<Assembler, Error> {
+        Assembler::new(self.inner.config.at_budget(budget)?)
     }
 
     /// Assembles the context for `results`.
@@ -91,22 +118,24 @@ impl Assembler {
     /// [`AssembledContext::token_count`] and never more than the budget.
     #[must_use]
     pub fn assemble<'r>(&self, results: &'r [MentorRagResult]) -> AssembledContext<'r> {
-        self.assemble_with_stats(results).0
+        self.run(results).0
     }
 
-    /// [`assemble`](Self::assemble), also returning what the assembly cost.
+    /// [`assemble`](Self::assemble), also returning what the assembly cost (feature
+    /// `unstable_machinery`).
+    #[cfg(feature = "unstable_machinery")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "unstable_machinery")))]
     #[must_use]
     pub fn assemble_with_stats<'r>(
         &self,
         results: &'r [MentorRagResult],
     ) -> (AssembledContext<'r>, AssemblyStats) {
-        let Inner { config, frame } = &*self.inner;
-        Assembly::new(config, frame).run(results)
+        self.run(results)
     }
 
-    /// The configuration this assembler was built from; clone it to derive another.
-    pub fn config(&self) -> &ContextBuilder {
-        &self.inner.config
+    fn run<'r>(&self, results: &'r [MentorRagResult]) -> (AssembledContext<'r>, AssemblyStats) {
+        let Inner { config, frame } = &*self.inner;
+        Assembly::new(config, frame).run(results)
     }
 
     /// The budget: the most tokens the whole text may take.
@@ -161,13 +190,13 @@ impl Assembler {
     /// the budget.
     #[must_use]
     pub fn min_truncated_tokens(&self) -> usize {
-        self.inner.frame.min_truncated_tokens
+        self.inner.config.min_truncated_tokens
     }
 
     /// The header as it starts the text (with its newline), or empty.
     #[must_use]
     pub fn header(&self) -> &str {
-        &self.inner.frame.header
+        &self.inner.config.header
     }
 
     /// The metadata keys kept out of the prompt.
@@ -195,12 +224,13 @@ impl fmt::Debug for Assembler {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ContextBuilder;
 
     #[test]
     fn assemblers_are_shareable_across_threads() {
         fn shareable<T: Send + Sync + Clone + fmt::Debug>() {}
         shareable::<Assembler>();
-        shareable::<ContextBuilder>();
+        shareable::<crate::ContextBuilder>();
     }
 
     #[test]

@@ -2,8 +2,8 @@
 //! edges. The blocks are chosen by rank first, so the order never changes which results are
 //! in; the blocks are then renumbered in text order, so chip `n` is still marker `[n]`.
 
-use super::head_cap;
-use super::placing::{Assembly, write_head};
+use super::head::write_head;
+use super::placing::Assembly;
 use super::recount::{JOINS_BEFORE_BLOCKS, JOINS_PER_BLOCK};
 use crate::context::Citation;
 use crate::options::Order;
@@ -49,7 +49,7 @@ impl<'r> Assembly<'_, 'r> {
             };
             let head_start = text.len();
             joins.push(head_start);
-            write_head(self.config, result, index, old.truncated, &mut text);
+            let head_shortened = write_head(self.config, result, index, old.truncated, &mut text);
             joins.push(text.len());
             let (old_head, new_head) = (&self.text[start..body_start], &text[head_start..]);
             let tokens = if old_head == new_head {
@@ -68,7 +68,7 @@ impl<'r> Assembly<'_, 'r> {
             citations.push(Citation {
                 index,
                 token_count: tokens,
-                head_shortened: head_cap::shortens(self.config, result, index, old.truncated),
+                head_shortened,
                 ..old.clone()
             });
         }

@@ -3,12 +3,11 @@
 use std::borrow::Cow;
 
 use super::AssemblyStats;
+use super::config::Config;
 use super::frame::Frame;
-use super::head_cap;
+use super::head::write_head;
 use super::selection::{Filters, ranked};
-use crate::builder::ContextBuilder;
 use crate::context::{AssembledContext, Citation, Omission, OmitReason};
-use crate::format::BlockHead;
 use crate::meter::Meter;
 use crate::options::Overflow;
 use crate::provenance::{Fingerprint, utf16_len};
@@ -36,11 +35,13 @@ pub(super) struct Placed {
     pub(super) truncated: bool,
     /// Bytes of content kept, if it was cut.
     pub(super) kept_bytes: Option<usize>,
+    /// Whether its head was shortened to the cap.
+    pub(super) head_shortened: bool,
 }
 
 /// The state of one call to [`Assembler::assemble`](super::Assembler::assemble).
 pub(super) struct Assembly<'a, 'r> {
-    pub(super) config: &'a ContextBuilder,
+    pub(super) config: &'a Config,
     pub(super) frame: &'a Frame,
     pub(super) meter: Meter<'a>,
     pub(super) text: String,
@@ -57,7 +58,7 @@ pub(super) struct Assembly<'a, 'r> {
 }
 
 impl<'a, 'r> Assembly<'a, 'r> {
-    pub(super) fn new(config: &'a ContextBuilder, frame: &'a Frame) -> Self {
+    pub(super) fn new(config: &'a Config, frame: &'a Frame) -> Self {
         Assembly {
             config,
             frame,
@@ -79,7 +80,7 @@ impl<'a, 'r> Assembly<'a, 'r> {
         results: &'r [MentorRagResult],
     ) -> (AssembledContext<'r>, AssemblyStats) {
         let frame = self.frame;
-        self.text.push_str(&frame.header);
+        self.text.push_str(&self.config.header);
         let blocks_start = self.text.len();
         self.joins.push(blocks_start);
         self.text.push_str(&frame.open);
@@ -229,7 +230,7 @@ impl<'a, 'r> Assembly<'a, 'r> {
             kept_utf16: kept.map(utf16_len),
             // Found for all of this turn's chips at once, when they are placed.
             fingerprint: Fingerprint::default(),
-            head_shortened: head_cap::shortens(self.config, result, index, placed.truncated),
+            head_shortened: placed.head_shortened,
         });
     }
 
@@ -243,7 +244,7 @@ impl<'a, 'r> Assembly<'a, 'r> {
         truncate: bool,
     ) -> Option<Placed> {
         let start = self.text.len();
-        write_head(self.config, result, index, false, &mut self.text);
+        let head_shortened = write_head(self.config, result, index, false, &mut self.text);
         let body_start = self.text.len();
         let format = &*self.config.format;
         let content = &result.content;
@@ -268,6 +269,7 @@ impl<'a, 'r> Assembly<'a, 'r> {
                         tokens,
                         truncated: false,
                         kept_bytes: None,
+                        head_shortened,
                     });
                 }
                 Some(_) if limit < reach => {
@@ -304,6 +306,7 @@ impl<'a, 'r> Assembly<'a, 'r> {
                         tokens: head_tokens + tokens,
                         truncated: false,
                         kept_bytes: None,
+                        head_shortened,
                     });
                 }
                 head_tokens
@@ -329,38 +332,4 @@ impl<'a, 'r> Assembly<'a, 'r> {
         self.joins.push(start);
         self.joins.push(body_start);
     }
-}
-
-/// Writes the head of `result` as block `index` in the format of `config`, shortened to
-/// `max_head_tokens` if that is set.
-pub(super) fn write_head(
-    config: &ContextBuilder,
-    result: &MentorRagResult,
-    index: usize,
-    truncated: bool,
-    out: &mut String,
-) {
-    if let Some(shortened) = head_cap::shorten(config, result, index, truncated) {
-        config.format.head(&shortened.head(index, truncated), out);
-        return;
-    }
-    write_whole_head(config, result, index, truncated, out);
-}
-
-/// Writes the head of `result` as block `index` as it stands, with no cap applied.
-pub(super) fn write_whole_head(
-    config: &ContextBuilder,
-    result: &MentorRagResult,
-    index: usize,
-    truncated: bool,
-    out: &mut String,
-) {
-    let head = BlockHead::new(
-        index,
-        result.display_title(),
-        truncated,
-        result.metadata.as_ref(),
-        &config.hidden_keys,
-    );
-    config.format.head(&head, out);
 }

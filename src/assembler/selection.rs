@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use rustc_hash::FxHashMap;
 
-use crate::builder::ContextBuilder;
+use super::config::Config;
 use crate::context::OmitReason;
 use crate::fingerprint::{fingerprint_wide, process_seed};
 use crate::options::Duplicates;
@@ -46,7 +46,7 @@ fn descending_key(score: f32) -> u32 {
 /// The filters a result passes before it is tried as a block, applied in one order
 /// everywhere: the minimum score, duplicates, the limit per source, the block limit.
 pub(super) struct Filters<'c, 'r> {
-    config: &'c ContextBuilder,
+    config: &'c Config,
     /// Results already tried as blocks, by the fingerprint of their source URL and content,
     /// to find duplicates among in expected constant time each. The key is already a hash,
     /// seeded per process, so the map needs no second one resistant to crafted keys.
@@ -57,7 +57,7 @@ pub(super) struct Filters<'c, 'r> {
 }
 
 impl<'c, 'r> Filters<'c, 'r> {
-    pub(super) fn new(config: &'c ContextBuilder) -> Self {
+    pub(super) fn new(config: &'c Config) -> Self {
         Filters {
             config,
             tried: FxHashMap::default(),
@@ -185,6 +185,7 @@ impl<'c, 'r> Filters<'c, 'r> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ContextBuilder;
 
     #[test]
     fn descending_keys_order_scores_high_to_low_with_nan_last() {
@@ -212,7 +213,10 @@ mod tests {
 
     #[test]
     fn filters_apply_in_order_and_remember_only_what_they_admit() {
-        let config = ContextBuilder::new(10).min_score(0.5).max_blocks(1);
+        let config = ContextBuilder::new(10)
+            .min_score(0.5)
+            .max_blocks(1)
+            .config();
         let mut filters = Filters::new(&config);
         let low = MentorRagResult::from_content("a", 0.1);
         let good = MentorRagResult::from_content("a", 0.9);
@@ -250,7 +254,7 @@ mod tests {
             ),
             (Duplicates::Keep, None, None),
         ] {
-            let config = ContextBuilder::new(10).duplicates(mode);
+            let config = ContextBuilder::new(10).duplicates(mode).config();
             let mut filters = Filters::new(&config);
             assert_eq!(filters.admit(&a, 0), None);
             assert_eq!(filters.admit(&b, 1), b_reason, "{mode}");
@@ -260,7 +264,7 @@ mod tests {
 
     #[test]
     fn the_limit_per_source_counts_placed_blocks_of_that_source_only() {
-        let config = ContextBuilder::new(10).max_per_source(1);
+        let config = ContextBuilder::new(10).max_per_source(1).config();
         let mut filters = Filters::new(&config);
         let a1 = MentorRagResult::from_content("1", 0.9).with_source_url("https://a.example");
         let a2 = MentorRagResult::from_content("2", 0.8).with_source_url("https://a.example");

@@ -1,13 +1,15 @@
-//! Reading the model's answer: which chips it cites, and which of its markers point nowhere.
+//! Reading the model's answer: which citations it cites, and which of its markers point
+//! nowhere.
 //!
-//! A [`Resolver`] takes the chips of a context and an answer; [`Resolver::resolve`] returns
-//! a [`Resolution`]: the cited chips in order of first citation (each with how many markers
+//! A [`Resolver`] takes the citations of a context (what a chat UI shows as chips) and an
+//! answer; [`Resolver::resolve`] returns a [`Resolution`]: the cited ones ([`Cited`]) in
+//! order of first citation (each with how many markers
 //! cite it and where), the [`UnknownMarker`]s, and optionally the answer renumbered 1..k.
 //! [`Resolver::stream`] does the same for an answer arriving in chunks ([`CitationStream`]).
 //!
 //! What counts as a marker (`markers.rs`):
 //!
-//! - `[n]`, `[n, m]`, `[n-m]` (hyphen or en dash, a range of at most [`MAX_RANGE`]
+//! - `[n]`, `[n, m]`, `[n-m]` (hyphen or en dash, a range of at most [`MAX_MARKER_RANGE`]
 //!   numbers), mixes such as `[1, 3-4]`, and adjacent markers `[n][m]`. Spaces may stand
 //!   around numbers, commas and dashes. Numbers have at most 9 digits; a marker is at most
 //!   [`MAX_MARKER_BYTES`] long.
@@ -29,5 +31,5 @@ mod resolve;
 mod stream;
 
 pub use markers::MAX_MARKER_BYTES;
-pub use resolve::{CitedChip, MAX_RANGE, Resolution, Resolver, Span, UnknownMarker};
-pub use stream::{CitationEvent, CitationStream, Streamed};
+pub use resolve::{Cited, MAX_MARKER_RANGE, MarkerSpan, Resolution, Resolver, UnknownMarker};
+pub use stream::{CitationEvent, CitationStream, StreamOutput};

@@ -9,23 +9,23 @@ use crate::context::{AssembledContext, Citation};
 
 /// The widest range read: `[1-1000]` cites up to a thousand chips, `[1-1001]` is an unknown
 /// marker. Bounds the work a marker can cause, whatever its numbers.
-pub const MAX_RANGE: usize = 1000;
+pub const MAX_MARKER_RANGE: usize = 1000;
 
 /// Where a marker is in the answer: bytes `start..end` of the original answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Span {
+pub struct MarkerSpan {
     /// The byte offset of its opening bracket.
     pub start: usize,
     /// The byte offset just after its closing bracket.
     pub end: usize,
 }
 
-/// A chip the answer cites.
+/// A citation of the context that the answer cites: how often, and where.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct CitedChip {
+pub struct Cited {
     /// The chip, as in the context.
     pub citation: Citation,
     /// Its number in order of first citation, from 1: its marker in the renumbered answer.
@@ -33,11 +33,11 @@ pub struct CitedChip {
     /// How many markers cite it (`[1, 1]` counts once).
     pub count: usize,
     /// Where those markers are, in answer order.
-    pub spans: Vec<Span>,
+    pub spans: Vec<MarkerSpan>,
 }
 
 /// A marker that cites a number no chip has (or a range that is reversed or wider than
-/// [`MAX_RANGE`]): a hallucinated source.
+/// [`MAX_MARKER_RANGE`]): a hallucinated source.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -55,7 +55,7 @@ pub struct UnknownMarker {
 #[non_exhaustive]
 pub struct Resolution {
     /// The cited chips, in order of first citation.
-    pub cited: Vec<CitedChip>,
+    pub cited: Vec<Cited>,
     /// Markers that point at no chip, in answer order.
     pub unknown: Vec<UnknownMarker>,
     /// With renumbering on, the answer with every known number replaced by its chip's
@@ -67,7 +67,8 @@ pub struct Resolution {
 /// Reads answers for the markers of one context's chips.
 ///
 /// ```
-/// use mentor_context::{ContextBuilder, MentorRagResult, Resolver};
+/// use mentor_context::citations::Resolver;
+/// use mentor_context::{ContextBuilder, MentorRagResult};
 ///
 /// let results = [
 ///     MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9).with_title("Prices"),
@@ -137,7 +138,7 @@ pub(crate) struct Tally<'c> {
     by_index: Vec<(usize, usize)>,
     /// For each chip, its position in `cited` once cited.
     slot: Vec<Option<usize>>,
-    cited: Vec<CitedChip>,
+    cited: Vec<Cited>,
     unknown: Vec<UnknownMarker>,
 }
 
@@ -170,7 +171,7 @@ impl<'c> Tally<'c> {
     /// The numbers `item` cites, or `None` for a reversed or too wide range.
     fn numbers(item: &Item) -> Option<std::ops::RangeInclusive<usize>> {
         let last = item.last.unwrap_or(item.first);
-        (last >= item.first && last - item.first < MAX_RANGE).then_some(item.first..=last)
+        (last >= item.first && last - item.first < MAX_MARKER_RANGE).then_some(item.first..=last)
     }
 
     /// Records `marker`, noting what happened in `events`, and writes it to `out`:
@@ -182,7 +183,7 @@ impl<'c> Tally<'c> {
         out: &mut String,
         events: &mut Vec<CitationEvent>,
     ) {
-        let span = Span {
+        let span = MarkerSpan {
             start: marker.at,
             end: marker.at + marker.text.len(),
         };
@@ -206,7 +207,7 @@ impl<'c> Tally<'c> {
                 let first = self.slot[chip].is_none();
                 let slot = *self.slot[chip].get_or_insert(self.cited.len());
                 if first {
-                    self.cited.push(CitedChip {
+                    self.cited.push(Cited {
                         citation: self.chips[chip].clone(),
                         new_index: slot + 1,
                         count: 0,

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::markers::{Marker, Scanner, Sink};
-use super::resolve::{Resolution, Span, Tally, UnknownMarker};
+use super::resolve::{MarkerSpan, Resolution, Tally, UnknownMarker};
 
 /// Something the stream learned about a citation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -21,7 +21,7 @@ pub enum CitationEvent {
         /// Whether this is its first citation: the moment to show its chip.
         first: bool,
         /// Where the marker is in the original answer.
-        span: Span,
+        span: MarkerSpan,
     },
     /// A marker points at no chip.
     Unknown(UnknownMarker),
@@ -30,7 +30,7 @@ pub enum CitationEvent {
 /// What one chunk gave: text to show (appended to what was shown before), and events.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct Streamed {
+pub struct StreamOutput {
     /// Text that is safe to show: never part of a marker whose end has not arrived.
     pub text: String,
     /// Citations found in it, in order.
@@ -49,7 +49,8 @@ pub struct Streamed {
 /// [`Resolver::resolve`](super::Resolver::resolve) on the whole answer.
 ///
 /// ```
-/// use mentor_context::{ContextBuilder, MentorRagResult, Resolver};
+/// use mentor_context::citations::Resolver;
+/// use mentor_context::{ContextBuilder, MentorRagResult};
 ///
 /// let results = [
 ///     MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9),
@@ -80,7 +81,7 @@ struct StreamSink<'c> {
     tally: Tally<'c>,
     renumber: bool,
     /// What this chunk shows.
-    streamed: Streamed,
+    streamed: StreamOutput,
     /// With renumbering on, the whole renumbered answer so far, for the resolution.
     answer: Option<String>,
 }
@@ -114,7 +115,7 @@ impl<'c> CitationStream<'c> {
             sink: StreamSink {
                 tally,
                 renumber,
-                streamed: Streamed::default(),
+                streamed: StreamOutput::default(),
                 answer: renumber.then(String::new),
             },
         }
@@ -122,7 +123,7 @@ impl<'c> CitationStream<'c> {
 
     /// Reads the next chunk; returns what can be shown now.
     #[must_use]
-    pub fn push(&mut self, chunk: &str) -> Streamed {
+    pub fn push(&mut self, chunk: &str) -> StreamOutput {
         self.scanner.feed(chunk, &mut self.sink);
         std::mem::take(&mut self.sink.streamed)
     }
@@ -137,7 +138,7 @@ impl<'c> CitationStream<'c> {
     /// The answer is complete: returns the rest to show (an unfinished marker is text after
     /// all) and the resolution of the whole answer.
     #[must_use]
-    pub fn finish(mut self) -> (Streamed, Resolution) {
+    pub fn finish(mut self) -> (StreamOutput, Resolution) {
         self.scanner.finish(&mut self.sink);
         let StreamSink {
             tally,

@@ -12,7 +12,8 @@ use crate::error::Error;
 /// configuration file or a request.
 ///
 /// ```
-/// use mentor_context::{BuiltinFormat, ContextBuilder, MentorRagResult};
+/// use mentor_context::{ContextBuilder, MentorRagResult};
+/// use mentor_context::format::BuiltinFormat;
 ///
 /// let format: BuiltinFormat = "XML".parse()?;
 /// let assembler = ContextBuilder::new(100).format(format).build()?;

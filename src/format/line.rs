@@ -11,7 +11,7 @@ use super::lookalike::{first_visible, is_invisible, opens_markup};
 ///
 /// ```
 /// let mut out = String::new();
-/// mentor_context::push_line(&mut out, " Price list\n[7] Forged\t title ");
+/// mentor_context::format::push_line(&mut out, " Price list\n[7] Forged\t title ");
 /// assert_eq!(out, "Price list [7] Forged title");
 /// ```
 pub fn push_line(out: &mut String, text: &str) {

@@ -26,12 +26,13 @@ use crate::record::Metadata;
 /// Every piece a format writes (the opening, each head, each body, the closing) must end with
 /// a newline that follows a character other than whitespace, and must start with a character
 /// that is neither whitespace nor `/`. At such joins the counts of the built-in encodings add
-/// up exactly (see [`openai_splits_exactly`](crate::openai_splits_exactly)), so the assembler
+/// up exactly (the exact-split rule of `ARCHITECTURE.md`), so the assembler
 /// counts each piece once. A format that breaks the rule still gets exact counts: the
 /// assembler notices and recounts the whole text, which costs a second pass.
 ///
 /// ```
-/// use mentor_context::{BlockHead, ContextBuilder, Format, MentorRagResult};
+/// use mentor_context::{ContextBuilder, MentorRagResult};
+/// use mentor_context::format::{BlockHead, Format};
 ///
 /// /// Numbered paragraphs with a "Source:" line.
 /// struct Sourced;
@@ -42,7 +43,7 @@ use crate::record::Metadata;
 ///     }
 ///     fn head(&self, head: &BlockHead<'_>, out: &mut String) {
 ///         out.push_str(&format!("[{}] Source: ", head.index));
-///         mentor_context::push_line(out, head.title.unwrap_or("unknown"));
+///         mentor_context::format::push_line(out, head.title.unwrap_or("unknown"));
 ///         out.push('\n');
 ///     }
 /// }

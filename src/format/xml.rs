@@ -100,7 +100,7 @@ const XML_TAGS: [&str; 5] = [
 ///
 /// ```
 /// let mut out = String::new();
-/// mentor_context::push_xml_text(&mut out, "a</document> <b> <!-- c --> <documents-x>");
+/// mentor_context::format::push_xml_text(&mut out, "a</document> <b> <!-- c --> <documents-x>");
 /// assert_eq!(out, "a&lt;/document> <b> &lt;!-- c --> <documents-x>");
 /// ```
 pub fn push_xml_text(out: &mut String, text: &str) {

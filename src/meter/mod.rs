@@ -17,7 +17,7 @@ use sizing::fixed_chunk_bytes;
 #[cfg(test)]
 use sizing::{CHUNK_BYTES_PER_TOKEN, MIN_SEEN_TOKENS, SEEN_MARGIN_TENTHS};
 
-use crate::cache::TokenCache;
+use crate::tokenizer::TokenCache;
 use crate::tokenizer::TokenCounter;
 
 /// Bytes a measured stretch stays below the call limit, for the frame that follows a cut

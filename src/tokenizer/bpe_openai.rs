@@ -13,14 +13,12 @@
 use std::sync::LazyLock;
 
 use super::vocabulary::Vocabulary;
-use super::{Encoding, Engine, OpenAiTokenizer, TokenCounter, pieces};
+use super::{Encoding, pieces};
 use bpe_openai::byte_pair_encoding::BytePairEncoding;
 
-/// No limit per call. A pre-tokenizer that cannot backtrack does not panic or stall on a
-/// long run without a break: 2 MB of spaces, newlines, one letter, digits, CJK or `"a\n"`
-/// pairs each take at most 0.4 s in one call, with no crash (measured for issue 10), about
-/// what tiktoken-rs takes for the same run in 64 KiB pieces. The assembler still hands over
-/// no more than could fit in the budget.
+/// No limit per call: a pre-tokenizer that cannot backtrack neither panics nor stalls on a
+/// long run without a break (the megabyte runs of `benches/README.md`, "Hostile input"). The
+/// assembler still hands over no more than could fit in the budget.
 pub(super) const MAX_CALL_BYTES: usize = usize::MAX;
 
 /// Whether `bpe-openai` ships `encoding`.
@@ -103,99 +101,4 @@ pub(super) fn count(encoding: Encoding, text: &str) -> usize {
         };
     });
     count
-}
-
-/// `o200k_base` or `cl100k_base`, counted with `bpe-openai`.
-///
-/// Kept for code written before `bpe-openai` became the default engine: an [`Encoding`] now
-/// counts with it where it can, and [`Encoding::with_engine`] chooses the engine explicitly.
-#[deprecated(
-    since = "0.2.0",
-    note = "`Encoding` counts with bpe-openai by default; use `Encoding::with_engine` to choose"
-)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum FastEncoding {
-    /// `o200k_base`.
-    O200kBase,
-    /// `cl100k_base`.
-    Cl100kBase,
-}
-
-#[allow(deprecated)]
-impl FastEncoding {
-    /// The encoding this one counts.
-    #[must_use]
-    pub fn encoding(self) -> Encoding {
-        match self {
-            FastEncoding::O200kBase => Encoding::O200kBase,
-            FastEncoding::Cl100kBase => Encoding::Cl100kBase,
-        }
-    }
-
-    fn tokenizer(self) -> OpenAiTokenizer {
-        OpenAiTokenizer::with_supported_engine(self.encoding(), Engine::BpeOpenai)
-    }
-}
-
-#[allow(deprecated)]
-impl TryFrom<Encoding> for FastEncoding {
-    type Error = crate::Error;
-
-    /// # Errors
-    ///
-    /// [`Error::EngineLacksEncoding`](crate::Error::EngineLacksEncoding) for `p50k_base` and
-    /// `r50k_base`, which `bpe-openai` does not ship.
-    fn try_from(encoding: Encoding) -> Result<Self, Self::Error> {
-        match encoding {
-            Encoding::O200kBase => Ok(FastEncoding::O200kBase),
-            Encoding::Cl100kBase => Ok(FastEncoding::Cl100kBase),
-            other => Err(crate::Error::EngineLacksEncoding {
-                engine: Engine::BpeOpenai.as_str(),
-                encoding: other.as_str(),
-            }),
-        }
-    }
-}
-
-#[allow(deprecated)]
-impl TokenCounter for FastEncoding {
-    fn name(&self) -> &str {
-        self.encoding().as_str()
-    }
-
-    fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>) {
-        self.tokenizer().token_lengths(text, lengths);
-    }
-
-    fn count(&self, text: &str) -> usize {
-        self.tokenizer().count(text)
-    }
-
-    fn splits_exactly(&self, text: &str, at: usize) -> bool {
-        self.tokenizer().splits_exactly(text, at)
-    }
-
-    fn max_token_bytes(&self) -> usize {
-        self.tokenizer().max_token_bytes()
-    }
-
-    fn max_call_bytes(&self) -> usize {
-        self.tokenizer().max_call_bytes()
-    }
-}
-
-#[cfg(test)]
-#[allow(deprecated)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_deprecated_fast_encoding_still_counts_with_bpe_openai() {
-        let fast = FastEncoding::try_from(Encoding::Cl100kBase).unwrap();
-        assert_eq!(fast, FastEncoding::Cl100kBase);
-        assert_eq!(fast.name(), "cl100k_base");
-        assert_eq!(fast.count("hello world"), 2);
-        assert!(FastEncoding::try_from(Encoding::R50kBase).is_err());
-    }
 }

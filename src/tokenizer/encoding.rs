@@ -13,7 +13,8 @@ use crate::error::Error;
 /// tiktoken-rs: several hundred) and shared by every assembler in the process.
 ///
 /// ```
-/// use mentor_context::{Encoding, TokenCounter};
+/// use mentor_context::Encoding;
+/// use mentor_context::tokenizer::TokenCounter;
 ///
 /// let encoding = Encoding::for_model("gpt-4o")?;
 /// assert_eq!(encoding, Encoding::O200kBase);
@@ -105,7 +106,8 @@ impl Encoding {
     /// [`default_engine`](Self::default_engine).
     ///
     /// ```
-    /// use mentor_context::{ContextBuilder, Encoding, Engine, TokenCounter};
+    /// use mentor_context::{ContextBuilder, Encoding};
+    /// use mentor_context::tokenizer::{Engine, TokenCounter};
     ///
     /// let reference = Encoding::O200kBase.with_engine(Engine::Tiktoken)?;
     /// assert_eq!(reference.count("hello world"), Encoding::O200kBase.count("hello world"));

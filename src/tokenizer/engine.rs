@@ -14,7 +14,8 @@ const OPENAI_MAX_TOKEN_BYTES: usize = 128;
 /// Which implementation counts an [`Encoding`].
 ///
 /// ```
-/// use mentor_context::{Encoding, Engine};
+/// use mentor_context::Encoding;
+/// use mentor_context::tokenizer::Engine;
 ///
 /// assert_eq!(Encoding::O200kBase.default_engine(), Engine::BpeOpenai);
 /// assert_eq!(Encoding::P50kBase.default_engine(), Engine::Tiktoken);
@@ -86,7 +87,7 @@ impl std::str::FromStr for Engine {
 /// An [`Encoding`] counted by a chosen [`Engine`]; made by [`Encoding::with_engine`].
 ///
 /// Its [`name`](TokenCounter::name) is the encoding's: counts are the same whichever engine
-/// counts, so reports and a shared [`TokenCache`](crate::TokenCache) need not tell engines
+/// counts, so reports and a shared [`TokenCache`](super::TokenCache) need not tell engines
 /// apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct OpenAiTokenizer {

@@ -37,14 +37,15 @@ const MEASURED_MAX_CALL_BYTES: usize = 1 << 20;
 /// - **Exact splits where the file proves them.** Where the pre-tokenizer is one of the
 ///   regular-expression splits whose piece boundaries are known (Llama 3's is cl100k's,
 ///   DeepSeek V3's is checked the same way) and nothing rewrites the text first, the
-///   assembler counts each block once ([`openai_splits_exactly`]'s positions). Any other file
+///   assembler counts each block once (at the positions of OpenAI's exact-split rule). Any other file
 ///   (a normalizer, as Qwen's NFC or Gemma's space-to-`▁`, or an unknown pattern) takes the
 ///   whole-text recount, which is exact but counts the text again.
 /// - **Truncation and padding** configured in the file are switched off: they would change
 ///   the count.
 ///
 /// ```no_run
-/// use mentor_context::{ContextBuilder, HuggingFaceTokenizer, TokenCounter};
+/// use mentor_context::ContextBuilder;
+/// use mentor_context::tokenizer::{HuggingFaceTokenizer, TokenCounter};
 ///
 /// let llama = HuggingFaceTokenizer::from_file("tokenizer.json")?;
 /// assert!(llama.name().starts_with("llama3@"));

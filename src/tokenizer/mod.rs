@@ -12,6 +12,7 @@
 //! reference). The exact-split rule of OpenAI's patterns is in `split_rule.rs`.
 
 mod bpe_openai;
+mod cache;
 mod encoding;
 mod engine;
 mod file_id;
@@ -27,20 +28,19 @@ mod tekken;
 mod tiktoken;
 mod vocabulary;
 
-#[allow(deprecated)]
-pub use bpe_openai::FastEncoding;
+pub use cache::TokenCache;
 pub use encoding::Encoding;
 pub use engine::{Engine, OpenAiTokenizer};
 #[cfg(feature = "huggingface")]
 pub use huggingface::HuggingFaceTokenizer;
-pub use split_rule::openai_splits_exactly;
+pub(crate) use split_rule::openai_splits_exactly;
 pub use tekken::TekkenTokenizer;
 
 /// The most bytes handed to a tokenizer in one call unless it says otherwise
 /// ([`TokenCounter::max_call_bytes`]): tiktoken-rs 0.12.1 panics on about a million
 /// whitespace characters, and a custom counter wrapping it would too; 64 KiB of spaces takes
 /// it about 16 ms.
-pub const DEFAULT_MAX_CALL_BYTES: usize = 64 * 1024;
+pub(crate) const DEFAULT_MAX_CALL_BYTES: usize = 64 * 1024;
 
 /// Counts tokens the way the model will.
 ///
@@ -52,7 +52,7 @@ pub const DEFAULT_MAX_CALL_BYTES: usize = 64 * 1024;
 /// byte length of every token, adding up to the text. With only these, every guarantee
 /// holds: the count is exact (the assembler recounts the whole text, since it cannot know
 /// where counts add up), the budget is kept, and the assembler never hands the tokenizer more
-/// than [`DEFAULT_MAX_CALL_BYTES`] (64 KiB) in one call, whatever text it is given, so a
+/// than 64 KiB in one call, whatever text it is given, so a
 /// tokenizer that would crash or stall on a megabyte of whitespace is never asked to take
 /// one.
 ///
@@ -71,7 +71,7 @@ pub const DEFAULT_MAX_CALL_BYTES: usize = 64 * 1024;
 ///   a split point longer than 64 KiB can fit too.
 ///
 /// ```
-/// use mentor_context::TokenCounter;
+/// use mentor_context::tokenizer::TokenCounter;
 ///
 /// /// One token per byte: handy in tests.
 /// struct Bytes;
@@ -124,7 +124,7 @@ pub trait TokenCounter: Send + Sync {
     }
 
     /// The most bytes the assembler may hand to [`token_lengths`](TokenCounter::token_lengths)
-    /// or [`count`](TokenCounter::count) in one call: [`DEFAULT_MAX_CALL_BYTES`] unless the
+    /// or [`count`](TokenCounter::count) in one call: 64 KiB unless the
     /// tokenizer says otherwise. Raising it is a promise that no text of that length makes
     /// the tokenizer panic or stall. The assembler never hands less than 64 bytes.
     fn max_call_bytes(&self) -> usize {

@@ -15,7 +15,7 @@
 ///    is neither whitespace nor `/` (o200k's punctuation piece swallows `[\r\n/]*`, and a
 ///    whitespace run before the newline would be split differently by `\s+(?!\S)`).
 #[must_use]
-pub fn openai_splits_exactly(text: &str, at: usize) -> bool {
+pub(crate) fn openai_splits_exactly(text: &str, at: usize) -> bool {
     let (Some(before), Some(after)) = (text.get(..at), text.get(at..)) else {
         return false;
     };

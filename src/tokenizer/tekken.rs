@@ -51,13 +51,14 @@ struct TekkenToken {
 ///
 /// Special-token strings in text are ordinary text, as mistral-common encodes them. With the
 /// split pattern of the published files, splits are exact at
-/// [`openai_splits_exactly`]'s positions and the assembler counts each block once; a file with
+/// the positions of OpenAI's exact-split rule and the assembler counts each block once; a file with
 /// any other pattern takes the whole-text recount. The tokenizer is handed at most
-/// [`DEFAULT_MAX_CALL_BYTES`](crate::DEFAULT_MAX_CALL_BYTES) per call, since the pattern's
+/// 64 KiB per call (the default of [`TokenCounter::max_call_bytes`]), since the pattern's
 /// `\s+(?!\S)` runs on fancy-regex, which gives up on very long whitespace runs.
 ///
 /// ```no_run
-/// use mentor_context::{ContextBuilder, TekkenTokenizer, TokenCounter};
+/// use mentor_context::ContextBuilder;
+/// use mentor_context::tokenizer::{TekkenTokenizer, TokenCounter};
 ///
 /// let tekken = TekkenTokenizer::from_file("tekken_240911.json")?;
 /// assert!(tekken.name().starts_with("tekken-v3@"));

@@ -5,9 +5,10 @@
 use std::ops::Range;
 use std::path::PathBuf;
 
-use mentor_context::{
-    AssembledContext, Format, MentorRagResult, PlainFormat, TokenCounter, XmlFormat, parse_results,
-};
+use mentor_context::format::{Format, PlainFormat, XmlFormat};
+use mentor_context::tokenizer::TokenCounter;
+use mentor_context::wire::parse_results;
+use mentor_context::{AssembledContext, MentorRagResult};
 use unicode_segmentation::UnicodeSegmentation;
 
 /// The keys of a serialized [`AssembledContext`] (the command's `--json` report), in the

@@ -76,10 +76,7 @@ impl<'a> Worker<'a> {
         }
         let base = self.assembler;
         let built = self.by_budget.entry(budget).or_insert_with(|| {
-            base.config()
-                .clone()
-                .budget(budget)
-                .build()
+            base.with_budget(budget)
                 .map_err(|err| format!("budget {budget}: {err}"))
         });
         built.as_ref().map_err(String::as_str)

@@ -2,7 +2,7 @@
 
 use super::*;
 
-use mentor_context::TekkenTokenizer;
+use mentor_context::tokenizer::TekkenTokenizer;
 
 /// A small Tekken file: the 256 single bytes, then `extra` tokens, none special.
 fn tekken_file(extra: &[&str]) -> TempFile {

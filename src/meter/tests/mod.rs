@@ -6,7 +6,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::*;
-use crate::{Encoding, Engine, TokenCache};
+use crate::Encoding;
+use crate::tokenizer::{Engine, TokenCache};
 
 mod chunks;
 mod walk;

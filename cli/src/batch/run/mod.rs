@@ -22,6 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 use mentor_context::Assembler;
+use mentor_context::machinery::start_workers;
 
 use super::progress::Progress;
 use super::read::Lines;
@@ -260,7 +261,7 @@ pub(crate) fn run(
             // every job starts or none reads anything.
             let mut reading = lock(&shared.reading);
             let make_job = || move || shared.work(assembler);
-            if let Err(err) = mentor_context_threads::start(scope, jobs, make_job) {
+            if let Err(err) = start_workers(scope, jobs, make_job) {
                 reading.ended = true;
                 not_started = Some(Failure::bad_input(format!("--jobs {jobs}: {err}")));
                 return;

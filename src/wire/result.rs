@@ -8,9 +8,9 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
-use super::MentorRagResult;
 use super::in_place::{OptionInto, StringInto};
 use super::similar::closest;
+use crate::record::MentorRagResult;
 
 /// The property names of the wire form, as written.
 pub(super) const PROPERTIES: [&str; 5] = ["content", "sourceUrl", "title", "score", "metadata"];

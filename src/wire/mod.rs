@@ -1,4 +1,26 @@
-//! Reading a request: a JSON array of results, and what to say when it is something else.
+//! Reading requests as .NET writes them: the JSON wire form of `MentorRagResult`.
+//!
+//! A .NET service serializes its `List<MentorRagResult>` with System.Text.Json's web
+//! defaults, and these functions read it the same way:
+//!
+//! - property names in any letter case (`Content`, `SourceUrl`, `sourceURL`), as
+//!   `PropertyNameCaseInsensitive` does; the same property twice under two spellings is an
+//!   error rather than a silent choice;
+//! - a score as a number or a string holding a JSON number (`"0.9"`), as
+//!   `NumberHandling.AllowReadingFromString` does; `"NaN"` and `"Infinity"` are refused;
+//! - `null` metadata values (`Dictionary<string, string?>`): kept on the citation as `null`,
+//!   with no line in the prompt;
+//! - unknown properties ignored, as .NET does, but listed ([`UnknownProperty`], with the
+//!   closest known name), or refused with [`UnknownProperties::Reject`].
+//!
+//! A request that is not an array is named in plain words ("found an object holding an array
+//! in `results`; pass the array itself"). `result.rs` reads one result; `similar.rs` finds the
+//! closest known name; `in_place/` reads a field into the value already there, for a caller
+//! that reads request after request into the same buffers.
+
+mod in_place;
+mod result;
+mod similar;
 
 use std::fmt;
 use std::sync::Arc;
@@ -7,10 +29,10 @@ use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::wire::{RecordInto, Unknowns};
-pub use super::wire::{UnknownProperties, UnknownProperty};
 use crate::error::Error;
 use crate::record::MentorRagResult;
+use result::{RecordInto, Unknowns};
+pub use result::{UnknownProperties, UnknownProperty};
 
 /// A request read by [`parse_request`]: the results, and the properties that were ignored.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -35,10 +57,10 @@ pub struct ParsedResults {
 /// finite number.
 ///
 /// ```
-/// let results = mentor_context::parse_results(r#"[{"Content":"a","Score":"1"}]"#)?;
+/// let results = mentor_context::wire::parse_results(r#"[{"Content":"a","Score":"1"}]"#)?;
 /// assert_eq!(results[0].score, 1.0);
 ///
-/// let err = mentor_context::parse_results(r#"[{"score":1}]"#).unwrap_err();
+/// let err = mentor_context::wire::parse_results(r#"[{"score":1}]"#).unwrap_err();
 /// assert_eq!(err.to_string(), "line 1, column 12: missing field `content`");
 /// # Ok::<(), mentor_context::Error>(())
 /// ```
@@ -56,7 +78,7 @@ pub fn parse_results(json: &str) -> Result<Vec<MentorRagResult>, Error> {
 /// [`UnknownProperties::Reject`].
 ///
 /// ```
-/// use mentor_context::{UnknownProperties, parse_request};
+/// use mentor_context::wire::{UnknownProperties, parse_request};
 ///
 /// let json = r#"[{"content":"a","score":1,"source_url":"https://x.example"}]"#;
 /// let parsed = parse_request(json, UnknownProperties::Report)?;
@@ -99,7 +121,7 @@ pub fn parse_request(json: &str, unknown: UnknownProperties) -> Result<ParsedRes
 /// [`UnknownProperties::Reject`], at the first unknown property.
 ///
 /// ```
-/// use mentor_context::{UnknownProperties, deserialize_request};
+/// use mentor_context::wire::{UnknownProperties, deserialize_request};
 ///
 /// let value = serde_json::json!([{"Content": "a", "score": "0.5", "url": "x"}]);
 /// let parsed = deserialize_request(&value, UnknownProperties::Report)?;
@@ -116,34 +138,9 @@ pub fn deserialize_request<'de, D: Deserializer<'de>>(
     Ok(parsed)
 }
 
-/// [`deserialize_request`] into `parsed`, keeping the buffers of the request that was there:
-/// each result is read into the one at its place, its strings copied into their capacity
-/// and its metadata into its table. A caller that reads request after request (a service,
-/// the Python bindings) then allocates each buffer once, not per request. What `parsed`
-/// holds after a success is exactly what [`deserialize_request`] returns.
-///
-/// # Errors
-///
-/// As [`deserialize_request`]. After an error `parsed` holds no results and no unknown
-/// properties, so that no part of a refused request can be taken for a request.
-///
-/// ```
-/// use mentor_context::{ParsedResults, UnknownProperties, deserialize_request_into};
-///
-/// let mut parsed = ParsedResults::default();
-/// for score in ["0.5", "0.75"] {
-///     let value = serde_json::json!([{"content": "a", "score": score}]);
-///     deserialize_request_into(&value, UnknownProperties::Report, &mut parsed)?;
-/// }
-/// assert_eq!(parsed.results[0].score, 0.75);
-///
-/// let missing = serde_json::json!([{"score": 1}]);
-/// let err = deserialize_request_into(&missing, UnknownProperties::Report, &mut parsed);
-/// assert_eq!(err.unwrap_err().to_string(), "missing field `content`");
-/// assert!(parsed.results.is_empty());
-/// # Ok::<(), serde_json::Error>(())
-/// ```
-pub fn deserialize_request_into<'de, D: Deserializer<'de>>(
+/// [`deserialize_request`] into `parsed`, keeping its buffers; see
+/// [`machinery::deserialize_request_into`](crate::machinery), where it is public.
+pub(crate) fn deserialize_request_into<'de, D: Deserializer<'de>>(
     deserializer: D,
     unknown: UnknownProperties,
     parsed: &mut ParsedResults,

@@ -12,7 +12,7 @@ use crate::error::Error;
 /// OpenAI's models (`gpt-4o`: 128,000 tokens, `gpt-4`: 8,192, `gpt-4.1`: 1,047,576, ...).
 ///
 /// ```
-/// use mentor_context::ModelWindow;
+/// use mentor_context::budget::ModelWindow;
 ///
 /// let window = ModelWindow::new("gpt-4o", 1000, 350)?;
 /// assert_eq!(window.context_window, 128_000);

@@ -18,7 +18,8 @@ use crate::meter::Checkpoint;
 /// wrong count. When the texts held exceed the size limit, the oldest entries go first.
 ///
 /// ```
-/// use mentor_context::{ContextBuilder, MentorRagResult, TokenCache};
+/// use mentor_context::{ContextBuilder, MentorRagResult};
+/// use mentor_context::tokenizer::TokenCache;
 ///
 /// let assembler = ContextBuilder::new(500).cache(TokenCache::new(64 << 20)).build()?;
 /// let results = [MentorRagResult::from_content("Cached once, counted once.", 1.0)];

@@ -1,22 +1,9 @@
 //! The retrieval result we mirror from .NET: `Novior.MentorAgent.Abstractions.Models.MentorRagResult`.
 //!
-//! `wire.rs` reads one record the way System.Text.Json's web defaults do; `request.rs` reads
-//! a whole request and says, in plain words, what is wrong with one that is not an array;
-//! `in_place.rs` reads a field into the value already there, so that a request read into
-//! the results of the last one reuses their buffers.
-
-mod in_place;
-mod request;
-mod similar;
-mod wire;
+//! Its JSON form is read by [`wire`](crate::wire), as System.Text.Json writes it.
 
 use indexmap::IndexMap;
 use serde::Serialize;
-
-pub use request::{
-    ParsedResults, UnknownProperties, UnknownProperty, deserialize_request,
-    deserialize_request_into, parse_request, parse_results,
-};
 
 /// Ordered `key: value` facts about a document, such as an author, a date or a version.
 /// Insertion order is kept: it is the order the model sees them in.
@@ -31,7 +18,7 @@ pub type Metadata = IndexMap<String, Option<String>>;
 /// camelCase names, `null` for absent values. It is read as those defaults read it: property
 /// names in any letter case (`Content`, `SOURCEURL`), a score given as a numeric string
 /// (`"0.9"`), `null` metadata values; unknown properties are ignored (use
-/// [`parse_request`] to hear about them).
+/// [`parse_request`](crate::wire::parse_request) to hear about them).
 ///
 /// ```
 /// use mentor_context::MentorRagResult;
@@ -161,6 +148,7 @@ impl MentorRagResult {
 mod tests {
     use super::*;
     use crate::error::Error;
+    use crate::wire::parse_results;
 
     #[test]
     fn display_title_falls_back_to_url() {

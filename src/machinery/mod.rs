@@ -1,0 +1,60 @@
+//! Hooks for the crate's own benchmarks and bindings (feature `unstable_machinery`).
+//!
+//! Nothing here is covered by semantic versioning: names and behaviour may change in any
+//! release. The command (`cli/`) and the Python bindings (`python/`) enable the feature;
+//! an application should not need it.
+
+use serde::Deserializer;
+
+pub use crate::assembler::AssemblyStats;
+use crate::wire::{ParsedResults, UnknownProperties};
+
+/// [`deserialize_request`](crate::wire::deserialize_request) into `parsed`, keeping the buffers of the request that was there:
+/// each result is read into the one at its place, its strings copied into their capacity
+/// and its metadata into its table. A caller that reads request after request (a service,
+/// the Python bindings) then allocates each buffer once, not per request. What `parsed`
+/// holds after a success is exactly what [`deserialize_request`](crate::wire::deserialize_request) returns.
+///
+/// # Errors
+///
+/// As [`deserialize_request`](crate::wire::deserialize_request). After an error `parsed` holds no results and no unknown
+/// properties, so that no part of a refused request can be taken for a request.
+///
+/// ```
+/// use mentor_context::machinery::deserialize_request_into;
+/// use mentor_context::wire::{ParsedResults, UnknownProperties};
+///
+/// let mut parsed = ParsedResults::default();
+/// for score in ["0.5", "0.75"] {
+///     let value = serde_json::json!([{"content": "a", "score": score}]);
+///     deserialize_request_into(&value, UnknownProperties::Report, &mut parsed)?;
+/// }
+/// assert_eq!(parsed.results[0].score, 0.75);
+///
+/// let missing = serde_json::json!([{"score": 1}]);
+/// let err = deserialize_request_into(&missing, UnknownProperties::Report, &mut parsed);
+/// assert_eq!(err.unwrap_err().to_string(), "missing field `content`");
+/// assert!(parsed.results.is_empty());
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+pub fn deserialize_request_into<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    unknown: UnknownProperties,
+    parsed: &mut ParsedResults,
+) -> Result<(), D::Error> {
+    crate::wire::deserialize_request_into(deserializer, unknown, parsed)
+}
+
+/// Whether splitting `text` at byte `at` keeps every pre-tokenizer piece whole in all four
+/// OpenAI encodings, so that the counts of the halves add up to the count of the whole: the
+/// rule the built-in formats are written to (see `ARCHITECTURE.md`, "Exact counts").
+#[must_use]
+pub fn openai_splits_exactly(text: &str, at: usize) -> bool {
+    crate::tokenizer::openai_splits_exactly(text, at)
+}
+
+mod workers;
+
+pub use workers::{
+    MAX_WORKERS_PER_CORE, WORKER_STACK, WorkersNotStarted, max_workers, start_workers,
+};
