@@ -3,7 +3,7 @@
 //!
 //! `bpe-openai` pre-tokenizes with the same patterns as tiktoken (with a linear-time regex
 //! engine, look-ahead emulated) and encodes each piece with a faster byte-pair algorithm. Its
-//! counts match tiktoken-rs on every fixture and on arbitrary Unicode (`tests/engines.rs`),
+//! counts match tiktoken-rs on every fixture and on arbitrary Unicode (`tests/library/engines.rs`),
 //! so the exact-split rule and every guarantee carry over unchanged.
 //!
 //! Two things are done here rather than through `bpe-openai`'s own `count` and `encode`: the

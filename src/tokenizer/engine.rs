@@ -1,5 +1,5 @@
 //! Engines: the code that counts an [`Encoding`]. Every engine gives the same counts, token
-//! lengths and contexts (`tests/engines.rs` checks it); they differ in speed, start-up time and
+//! lengths and contexts (`tests/library/engines.rs` checks it); they differ in speed, start-up time and
 //! what they survive.
 
 use serde::{Deserialize, Serialize};

@@ -11,7 +11,7 @@
 //!
 //! The patterns and the look-ahead emulation are those of `bpe-openai` 0.3.2 (its `lib.rs`):
 //! `\s+(?!\S)` cannot be written for a regex engine without look-around, so a pattern `\s+\s`
-//! is tried before `\s+` and gives back its last character. `tests/engines.rs` holds the counts
+//! is tried before `\s+` and gives back its last character. `tests/library/engines.rs` holds the counts
 //! to tiktoken-rs's, token for token, on every fixture and on random Unicode.
 
 use std::cell::RefCell;

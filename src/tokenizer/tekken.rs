@@ -5,7 +5,7 @@
 //! `default_vocab_size - default_num_special_tokens` ranks and encodes with tiktoken and the
 //! pattern, with no special tokens (they are added by id, never matched in text). This does the
 //! same with tiktoken-rs, the port of the same code: counts match mistral-common token for token
-//! (`tests/open_models.rs`, run by `.ci/run`).
+//! (`tests/library/open_models.rs`, run by `.ci/run`).
 
 use std::path::Path;
 
@@ -20,7 +20,7 @@ use crate::error::Error;
 /// The split pattern of every Tekken file mistral-common 1.13 ships (`tekken_240718.json`,
 /// `tekken_240911.json`): o200k_base's without its contraction suffixes, so the exact-split
 /// rule of OpenAI's patterns holds for it (checked against the pattern, and locked in by
-/// `tests/open_models.rs`, which recounts).
+/// `tests/library/open_models.rs`, which recounts).
 const TEKKEN_PATTERN: &str = r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+";
 
 /// The parts of a Tekken file the counting needs; the rest (special tokens, image settings)

@@ -1,4 +1,4 @@
-"""The reference token ids for tests/open_models.rs, from the model owners' own code.
+"""The reference token ids for tests/library/open_models.rs, from the model owners' own code.
 
     python count_tokens.py huggingface|tekken TOKENIZER_FILE CASES_JSON OUT_JSON
 

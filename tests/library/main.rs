@@ -1,0 +1,21 @@
+//! The library's integration tests, in one binary: each module is a concept's tests, and
+//! `common` holds the invariants every assembly must keep. One binary links the dependency
+//! graph once, where a binary per file linked it sixteen times.
+
+mod allocations;
+mod boundaries;
+mod budget_gate;
+mod citations;
+mod common;
+mod engines;
+mod follow_up;
+mod heads;
+mod hostile;
+mod model;
+mod open_models;
+mod options;
+mod orders;
+mod properties;
+mod reading;
+mod selection;
+mod snapshots;
