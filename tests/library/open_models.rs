@@ -20,7 +20,11 @@ use mentor_context::format::XmlFormat;
 use mentor_context::machinery::openai_splits_exactly;
 use mentor_context::tokenizer::{HuggingFaceTokenizer, TekkenTokenizer, TokenCounter};
 use mentor_context::wire::parse_results;
-use mentor_context::{ContextBuilder, DEFAULT_MAX_CALL_BYTES, MentorRagResult, Overflow};
+use mentor_context::{ContextBuilder, MentorRagResult, Overflow};
+
+/// The most bytes the assembler hands a tokenizer in one call unless it says otherwise
+/// (`TokenCounter::max_call_bytes`).
+const DEFAULT_MAX_CALL_BYTES: usize = 64 * 1024;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
