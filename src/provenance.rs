@@ -45,9 +45,8 @@ impl Fingerprint {
     }
 
     /// [`of`](Self::of) of each of four contents, found side by side: an assembly
-    /// fingerprints every block it places, and one at a time each waits on a chain of
-    /// multiplies (1.6% of an English request's time against its floor, `perf`). Content
-    /// over 64 KiB is fingerprinted alone.
+    /// fingerprints every block it places, and one at a time each would wait on its own chain
+    /// of multiplies. Content over 64 KiB is fingerprinted alone.
     pub(crate) fn of_four(contents: [&str; 4]) -> [Fingerprint; 4] {
         let short = |content: &&str| content.len() <= WHOLE_UP_TO;
         // A long content's lane hashes a short one instead, and is then replaced.

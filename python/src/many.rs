@@ -1,16 +1,16 @@
 //! `assemble_many`: `threads` threads, the calling one among them, share the requests.
 //!
 //! Reading Python objects and building the reports' dicts need the GIL, so only the calling
-//! thread can do them: about a fifth of a request's work (callgrind, on the 50 x 2 KiB bench
-//! request). Done before and after a parallel assembly they cannot overlap it, which caps two
-//! threads at about 1.65 times one. So the calling thread reads each request and queues it,
+//! thread can do them, and they are a good share of a request's work. Done before and after a
+//! parallel assembly they cannot overlap it, which caps what a second thread can add. So the
+//! calling thread reads each request and queues it,
 //! and when the queue is full it assembles the oldest queued request itself, with the GIL
 //! released, instead of waiting; the other threads only assemble. Each thread then does about
 //! the same share of the whole work, and `threads=1` is one thread doing all of it.
 //!
 //! A request is dropped once reported (its context keeps copies of the few strings it
 //! borrowed), so memory holds the queue and the reports, not every request read: holding them
-//! all made one thread 13 to 15% slower than a loop of `assemble`.
+//! all made one thread slower than a loop of `assemble`.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError, mpsc};
@@ -40,8 +40,7 @@ type Request = (usize, Vec<MentorRagResult>);
 /// A request assembled: its place, its context (which owns what it borrowed) and its results,
 /// handed back to be freed on the thread that allocated them. Freed on the assembling thread,
 /// each 2 KiB content (too big for glibc's per-thread cache) goes back to the reading thread's
-/// malloc arena under that arena's lock: two threads were then 1.51 to 1.59 times as fast as
-/// one, and took 9 to 19% more CPU time in all; this way 1.88 to 1.89 times, and 0 to 5%.
+/// malloc arena under that arena's lock, and the two threads contend for it.
 type Finished = (usize, AssembledContext<'static>, Vec<MentorRagResult>);
 
 /// The requests read and not yet taken.

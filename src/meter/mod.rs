@@ -43,8 +43,7 @@ struct Chunk {
 
 impl Chunk {
     /// Forgets the chunk but keeps the room its lengths took: a meter measures every block
-    /// of an assembly, and growing a fresh vector for each block cost an English request
-    /// 17,000 instructions (callgrind), a sixteenth of its work besides tokenizing.
+    /// of an assembly, and a fresh vector for each block would grow again every time.
     fn clear(&mut self) {
         self.start = Checkpoint::START;
         self.lengths.clear();
@@ -260,16 +259,15 @@ impl<'t> Meter<'t> {
             {
                 // The rest is expected to fit: only its count is needed, not where its tokens
                 // end (nothing will be cut, or remembered). Counting skips the token lengths
-                // and the checkpoints, which cost an English request 2 % of its floor.
+                // and the checkpoints, which only a cut uses.
                 let n = self.count_call(&text[from.at..end]);
                 if n <= remaining {
                     return Some(from.tokens + n);
                 }
                 // It did not fit after all: tokenize the stretch again, for the cut. That is
-                // a second pass over one stretch, no more than a chunk. On the benchmark
-                // fixtures it never happens; where the density changes from block to block (a
-                // sparse block, then a dense one) a reviewer's differential run saw a fifth to
-                // a third of such counts overflow, with the same contexts as before.
+                // a second pass over one stretch, no more than a chunk, and it happens only
+                // where the density changes from block to block (a sparse block, then a dense
+                // one). The context is the same either way.
             }
             let n = self.tokenize(text, from, end, room, mark);
             if from.tokens.saturating_add(n) > room {

@@ -12,9 +12,9 @@ pub(super) const CHUNK_BYTES_PER_TOKEN: usize = 5;
 
 /// Tokens the meter must have seen before it sizes chunks by the bytes per token of what it
 /// saw rather than by [`CHUNK_BYTES_PER_TOKEN`]. An assembly measures its blocks with one
-/// meter, so the last block, the one that is cut, is sized by the blocks before it: a
-/// multilingual cl100k_base request (about 3.5 bytes a token) tokenized 4.8% more text than
-/// it produced with the fixed guess, mostly past the cut.
+/// meter, so the last block, the one that is cut, is sized by the blocks before it: with the
+/// fixed guess, text denser than five bytes a token (multilingual cl100k_base) was tokenized
+/// well past the cut.
 pub(super) const MIN_SEEN_TOKENS: usize = 256;
 
 /// How far over the bytes per token seen a chunk reaches, in tenths: enough that the text

@@ -17,11 +17,10 @@ use super::{DEFAULT_MAX_CALL_BYTES, TokenCounter};
 use crate::error::Error;
 
 /// The most bytes per call for a file whose longest token is known: the `tokenizers` crate
-/// (onig) took 0.7 to 1.5 s for a megabyte of prose, spaces, one letter, CJK or newlines and
-/// tabs in one call with the Llama 3, Qwen 3 and Gemma 3 files (under a load average of 9),
-/// no panic and no sign of quadratic time (64 KiB of spaces: 61 to 174 ms). With the longest
-/// token known, a block that cannot fit is tokenized only as far as could fit, so a larger
-/// call costs nothing then; and a file on the recount path gets contexts of up to this much.
+/// (onig) takes a megabyte of any one kind of text in one call without a panic and in linear
+/// time (`benches/README.md`, "Hostile input"). With the longest token known, a block that
+/// cannot fit is tokenized only as far as could fit, so a larger call costs nothing then; and
+/// a file on the recount path gets contexts of up to this much.
 const MEASURED_MAX_CALL_BYTES: usize = 1 << 20;
 
 /// A model's own tokenizer, from the `tokenizer.json` file it ships with (Llama 3, Qwen 3,
@@ -156,8 +155,8 @@ impl TokenCounter for HuggingFaceTokenizer {
         self.shape.max_token_bytes
     }
 
-    /// A megabyte where the longest token is known (Llama 3, DeepSeek V3, Gemma 3): measured
-    /// safe, and what is tokenized stays bounded by the budget. Otherwise (Qwen 3's NFC) the
+    /// A megabyte where the longest token is known (Llama 3, DeepSeek V3, Gemma 3): safe,
+    /// and what is tokenized stays bounded by the budget. Otherwise (Qwen 3's NFC) the
     /// default 64 KiB, which then also bounds the work spent on a block that cannot fit.
     fn max_call_bytes(&self) -> usize {
         if self.shape.max_token_bytes == usize::MAX {

@@ -38,8 +38,8 @@ pub use tekken::TekkenTokenizer;
 
 /// The most bytes handed to a tokenizer in one call unless it says otherwise
 /// ([`TokenCounter::max_call_bytes`]): tiktoken-rs 0.12.1 panics on about a million
-/// whitespace characters, and a custom counter wrapping it would too; 64 KiB of spaces takes
-/// it about 16 ms.
+/// whitespace characters, and a custom counter wrapping it would too; 64 KiB is far below
+/// that and keeps every call short.
 pub(crate) const DEFAULT_MAX_CALL_BYTES: usize = 64 * 1024;
 
 /// Counts tokens the way the model will.

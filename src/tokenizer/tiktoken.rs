@@ -13,7 +13,7 @@ use super::Encoding;
 
 /// tiktoken-rs 0.12.1 panics (a fancy-regex backtrack limit, unwrapped inside
 /// `encode_ordinary`) on a run of about a million whitespace characters with o200k, and long
-/// runs without a break are slow (64 KiB of spaces takes about 16 ms). Handing it at most
+/// runs without a break are slow. Handing it at most
 /// this many bytes at a time keeps every run far below the limit and every call short. Text
 /// is split for it only at exact split points, so this bounds only a stretch without any.
 pub(super) const MAX_CALL_BYTES: usize = super::DEFAULT_MAX_CALL_BYTES;

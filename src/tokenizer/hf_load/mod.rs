@@ -28,7 +28,7 @@ use tokenizers::{
 /// the file's shape is worked out from, gathered on the way.
 pub(super) fn read_tokenizer(json: &[u8]) -> Result<(Tokenizer, FileFacts), serde_json::Error> {
     // Checked as UTF-8 once, in bulk: read from a `&str`, serde_json does not check each of
-    // the file's 700,000 strings again (4% of the instructions of a load). Bytes
+    // the file's hundreds of thousands of strings again. Bytes
     // that are not UTF-8 are refused either way; this way, serde_json's reader names where.
     match std::str::from_utf8(json) {
         Ok(text) => serde_json::from_str::<OnePass>(text),
