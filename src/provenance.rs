@@ -27,7 +27,7 @@ const WHOLE_UP_TO: usize = 64 << 10;
 /// The hash is the crate's own, not the standard library's, whose hashers may change between
 /// Rust versions: a report written by one build must be read by the next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct Fingerprint(pub u64);
+pub struct Fingerprint(u64);
 
 impl Fingerprint {
     /// The fingerprint of `content`.

@@ -116,7 +116,7 @@ class Assembler:
     ) -> list[Report]:
         """The reports of many requests, in order; each equals ``assemble`` of its request.
         ``threads`` threads share the work, the calling thread among them (default: one per
-        core); the GIL is released while they assemble."""
+        core; at most 8 per core); the GIL is released while they assemble."""
     def with_budget(self, budget: int) -> Assembler:
         """The same configuration with another budget."""
     @property

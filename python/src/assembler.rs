@@ -119,8 +119,8 @@ impl PyAssembler {
 
     /// The reports of many requests (each a list of results), in the order of `requests`.
     /// Each is exactly what `assemble` returns for it. `threads` threads share the work, the
-    /// calling thread among them (default: one per core); the others only assemble, and the
-    /// calling thread releases the GIL while it assembles.
+    /// calling thread among them (default: one per core; at most 8 per core); the others only
+    /// assemble, and the calling thread releases the GIL while it assembles.
     #[pyo3(signature = (requests, *, threads=None))]
     fn assemble_many<'py>(
         &self,

@@ -1,0 +1,166 @@
+//! The documents name files and tests: every one must exist, so the guarantees table cannot
+//! rot. A path is a code span holding a `/` (or a `.md` or `.toml` file at the root), or a
+//! link's target; a test is a code span in a table naming a function after a path to a `.rs`
+//! or `.py` file in the same cell, and must be defined in that file.
+
+use std::path::{Path, PathBuf};
+
+/// The documents whose names are checked, from the repository's root.
+const DOCUMENTS: [&str; 3] = ["README.md", "ARCHITECTURE.md", "benches/README.md"];
+
+/// Folders that builds and CI make: named in the documents, never committed.
+const GENERATED: [&str; 3] = ["target/", ".ci-data/", ".ci-venv/"];
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The code spans of `line` (single backticks; a doubled backtick opens a longer span).
+fn code_spans(line: &str) -> Vec<&str> {
+    let mut spans = Vec::new();
+    let mut rest = line;
+    while let Some(open) = rest.find('`') {
+        let ticks = rest[open..].bytes().take_while(|&b| b == b'`').count();
+        let after = &rest[open + ticks..];
+        let fence = "`".repeat(ticks);
+        let Some(close) = after.find(&fence) else {
+            break;
+        };
+        spans.push(after[..close].trim());
+        rest = &after[close + ticks..];
+    }
+    spans
+}
+
+/// The targets of the inline links and images of `line`.
+fn link_targets(line: &str) -> Vec<&str> {
+    line.match_indices("](")
+        .filter_map(|(at, _)| {
+            let target = &line[at + 2..];
+            target.find(')').map(|end| &target[..end])
+        })
+        .filter(|t| !t.contains("://") && !t.starts_with('#') && !t.starts_with("mailto:"))
+        .map(|t| t.split('#').next().unwrap_or(t))
+        .collect()
+}
+
+fn looks_like_path(span: &str) -> bool {
+    !span.is_empty()
+        && span
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '/' | '-'))
+        && (!span.starts_with(['-', '/', '.']) || span.starts_with(".ci"))
+        && !span.contains("//")
+        && (span.contains('/') || span.ends_with(".md") || span.ends_with(".toml"))
+}
+
+fn looks_like_function(span: &str) -> bool {
+    span.starts_with(|c: char| c.is_ascii_lowercase())
+        && span
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && span.contains('_')
+}
+
+/// What `document` (at `path`, from the root) names that does not exist, one line each.
+fn missing_names(root: &Path, path: &str, document: &str) -> Vec<String> {
+    let folder = Path::new(path).parent().unwrap_or(Path::new(""));
+    let mut missing = Vec::new();
+    let mut fenced = false;
+    for (number, line) in document.lines().enumerate() {
+        let at = format!("{path}:{}", number + 1);
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        for target in link_targets(line) {
+            if !root.join(folder).join(target).exists() {
+                missing.push(format!("{at}: the link to `{target}`"));
+            }
+        }
+        // Tests are named in tables: a path, then the tests in it, in one cell.
+        let table = line.starts_with('|');
+        let cells: Vec<&str> = if table {
+            line.split(" | ").collect()
+        } else {
+            vec![line]
+        };
+        for cell in cells {
+            let mut file: Option<PathBuf> = None;
+            for span in code_spans(cell) {
+                if looks_like_path(span) {
+                    if GENERATED.iter().any(|g| span.starts_with(g)) {
+                        continue;
+                    }
+                    let full = root.join(span.trim_end_matches('/'));
+                    if !full.exists() {
+                        missing.push(format!("{at}: `{span}`"));
+                    }
+                    file = Some(full).filter(|f| {
+                        f.extension().is_some_and(|e| e == "rs" || e == "py") && f.is_file()
+                    });
+                } else if let Some(file) = &file
+                    && table
+                    && looks_like_function(span)
+                {
+                    let source = std::fs::read_to_string(file).unwrap_or_default();
+                    let defined = [format!("fn {span}("), format!("def {span}(")]
+                        .iter()
+                        .any(|definition| source.contains(definition.as_str()));
+                    if !defined {
+                        missing.push(format!("{at}: `{span}` in {}", file.display()));
+                    }
+                }
+            }
+        }
+    }
+    missing
+}
+
+#[test]
+fn every_path_named_in_the_documents_exists() {
+    let root = root();
+    let mut missing = Vec::new();
+    let mut names = 0;
+    for path in DOCUMENTS {
+        let document =
+            std::fs::read_to_string(root.join(path)).unwrap_or_else(|err| panic!("{path}: {err}"));
+        names += document
+            .lines()
+            .flat_map(code_spans)
+            .filter(|s| looks_like_path(s))
+            .count();
+        missing.extend(missing_names(&root, path, &document));
+    }
+    assert!(names > 30, "only {names} paths found: the reader is broken");
+    assert!(
+        missing.is_empty(),
+        "named but missing:\n{}",
+        missing.join("\n")
+    );
+}
+
+#[test]
+fn a_missing_path_a_missing_test_and_a_broken_link_are_found() {
+    let root = root();
+    let document = "\
+| a guarantee | `tests/library/docs.rs` `every_path_named_in_the_documents_exists` |
+| another | `tests/library/docs.rs` `no_such_test_here` |
+See `src/no_such_file.rs` and [the plot](docs/no-such.svg); `cargo test` is no path.
+```sh
+cargo run -- fixtures/inside-a-fence-is-not-checked.json
+```
+";
+    let missing = missing_names(&root, "README.md", document);
+    assert_eq!(
+        missing.len(),
+        3,
+        "expected exactly the three bad names: {missing:?}"
+    );
+    assert!(missing[0].contains("no_such_test_here"), "{missing:?}");
+    assert!(missing[1].contains("docs/no-such.svg"), "{missing:?}");
+    assert!(missing[2].contains("src/no_such_file.rs"), "{missing:?}");
+}
