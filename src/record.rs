@@ -126,19 +126,23 @@ impl MentorRagResult {
         self
     }
 
-    /// The title shown for this result: `title`, else `source_url`. A value that is empty or
-    /// only whitespace counts as absent.
+    /// The title shown for this result: `title`, else `source_url`. A value a reader would
+    /// see nothing of (empty, whitespace, control or invisible characters only) counts as
+    /// absent: it would write an empty title where the URL could stand.
     ///
     /// ```
     /// use mentor_context::MentorRagResult;
     ///
     /// let r = MentorRagResult::new("text", Some("https://a.example"), Some("  "), 1.0);
     /// assert_eq!(r.display_title(), Some("https://a.example"));
+    /// let r = MentorRagResult::new("text", Some("https://a.example"), Some("\u{200b}"), 1.0);
+    /// assert_eq!(r.display_title(), Some("https://a.example"));
     /// ```
     #[must_use]
     pub fn display_title(&self) -> Option<&str> {
         fn present(s: Option<&String>) -> Option<&str> {
-            s.map(String::as_str).filter(|s| !s.trim().is_empty())
+            s.map(String::as_str)
+                .filter(|s| !crate::format::renders_empty(s))
         }
         present(self.title.as_ref()).or_else(|| present(self.source_url.as_ref()))
     }
@@ -157,6 +161,13 @@ mod tests {
         let r = MentorRagResult::new("c", None::<String>, Some("T"), 0.5);
         assert_eq!(r.display_title(), Some("T"));
         let r = MentorRagResult::new("c", Some(""), Some("\t"), 0.5);
+        assert_eq!(r.display_title(), None);
+        // A title that renders as nothing is absent too: the URL stands in its place.
+        for unseen in ["\u{200b}", "\u{0007}", "\u{061c}", " \u{feff}\n\u{2028} "] {
+            let r = MentorRagResult::new("c", Some("https://x.example/a"), Some(unseen), 0.5);
+            assert_eq!(r.display_title(), Some("https://x.example/a"), "{unseen:?}");
+        }
+        let r = MentorRagResult::new("c", Some("\u{200b}"), Some("\u{200b}"), 0.5);
         assert_eq!(r.display_title(), None);
     }
 

@@ -19,6 +19,12 @@ pub use line::push_line;
 pub use plain::PlainFormat;
 pub use xml::{XmlFormat, push_xml_text};
 
+/// Whether a reader would see nothing of `text` written on one line: it is empty, or only
+/// whitespace, line-breaking, control or invisible characters.
+pub(crate) fn renders_empty(text: &str) -> bool {
+    line::collapse(text).is_empty()
+}
+
 use crate::record::Metadata;
 
 /// Writes the text of the context.

@@ -408,3 +408,30 @@ proptest! {
         prop_assert!(longest <= cap.max(64), "a call of {} bytes, cap {}", longest, cap);
     }
 }
+
+/// A title made only of what a reader cannot see writes the URL in its place, in the head
+/// and on the citation, in both formats: it used to count as present and write an empty one.
+#[test]
+fn a_title_that_renders_empty_shows_the_url() {
+    for unseen in ["\u{200b}", "\u{0007}", "\u{061c}"] {
+        let results = [MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9)
+            .with_source_url("https://x.example/prices")
+            .with_title(unseen)];
+        for format in BuiltinFormat::ALL {
+            let context = ContextBuilder::new(200)
+                .format(format)
+                .build()
+                .unwrap()
+                .assemble(&results);
+            assert!(
+                context.text.contains("https://x.example/prices"),
+                "{unseen:?} {format}: {:?}",
+                context.text
+            );
+            assert_eq!(
+                context.citations[0].title.as_deref(),
+                Some("https://x.example/prices")
+            );
+        }
+    }
+}
