@@ -167,10 +167,11 @@ impl ContextBuilder {
     }
 
     /// With [`Overflow::Truncate`], cuts a block only if at least `min` tokens of room are
-    /// left for its content after its head and frame; otherwise it is left out. The room is
-    /// what is checked: the kept content can come out a few tokens smaller once the cut moves
-    /// back to a word end. Default (`None`): [`DEFAULT_MIN_TRUNCATED_TOKENS`](crate::budget::DEFAULT_MIN_TRUNCATED_TOKENS), or the budget
-    /// if that is smaller. Setting it above the budget fails [`build`](Self::build).
+    /// left for its content after its head and frame; otherwise it is left out. A cut block
+    /// keeps at least half of that room: the cut moves back to a sentence or word end only
+    /// within the last tenth of what it keeps, else it ends at a grapheme. Default (`None`):
+    /// [`DEFAULT_MIN_TRUNCATED_TOKENS`](crate::budget::DEFAULT_MIN_TRUNCATED_TOKENS), or the
+    /// budget if that is smaller. Setting it above the budget fails [`build`](Self::build).
     pub fn min_truncated_tokens(mut self, min: impl Into<Option<usize>>) -> Self {
         self.choices.min_truncated_tokens = min.into();
         self

@@ -157,8 +157,8 @@ impl<'f> ContentLength<'f> {
 }
 
 /// Where to cut `content` so that at most `max` bytes of it are kept: a grapheme boundary,
-/// moved back to the end of a sentence or word when one is close, with trailing whitespace
-/// dropped.
+/// moved back to the end of a sentence or word when one is within the last tenth of what is
+/// kept (and 256 bytes), with trailing whitespace dropped.
 fn cut_point(content: &str, max: usize) -> usize {
     let max = content.floor_char_boundary(max.min(content.len()));
     let grapheme = if is_grapheme_boundary(content, max) {
@@ -170,9 +170,10 @@ fn cut_point(content: &str, max: usize) -> usize {
             .flatten()
             .unwrap_or(0)
     };
-    // "Close" is the last tenth of what is kept, between 64 and 256 bytes: stepping back
-    // further would waste budget for a tidier end.
-    let window_start = grapheme - (grapheme / 10).clamp(64, 256).min(grapheme);
+    // "Close" is the last tenth of what is kept, and at most 256 bytes: stepping back further
+    // would give up room the cut was promised for a tidier end. A short cut keeps nearly all
+    // its room and ends at a grapheme.
+    let window_start = grapheme - (grapheme / 10).min(256);
     let mut chars = content[..grapheme].char_indices().rev().peekable();
     let mut sentence_end = None;
     let mut word_end = None;
@@ -214,13 +215,16 @@ mod tests {
 
     #[test]
     fn cut_prefers_sentence_then_word_end() {
+        // Kept 250 bytes, so the last 25 are close: a sentence end and a word end are both.
+        let content = format!("{}. {} {}", "a".repeat(230), "b".repeat(8), "c".repeat(100));
+        assert_eq!(cut_point(&content, 250), 231);
+        // No sentence end close: the last word end.
+        let content = format!("{} {}", "word ".repeat(46), "x".repeat(80));
+        assert_eq!(cut_point(&content, 250), 229);
+        // A short cut keeps its room: a tenth of 9 bytes is none, so it ends at a grapheme.
         let text = "One two three. Four five six seven";
-        assert_eq!(&text[..cut_point(text, 17)], "One two three.");
-        let long = format!("{} {}", "word ".repeat(40), "x".repeat(80));
-        // The sentence end is too far back; the last word end is close.
-        assert_eq!(cut_point(&long, 250), 199);
         assert_eq!(&text[..cut_point(text, 8)], "One two");
-        assert_eq!(&text[..cut_point(text, 9)], "One two");
+        assert_eq!(&text[..cut_point(text, 9)], "One two t");
         // No whitespace: a grapheme boundary, never inside the cluster.
         let family = "👨‍👩‍👧‍👦👨‍👩‍👧‍👦";
         let cut = cut_point(family, 30);
@@ -229,21 +233,40 @@ mod tests {
 
     #[test]
     fn cut_looks_back_a_tenth_of_what_is_kept_for_a_word_end() {
-        // Kept 1,000 bytes: a word end 80 bytes back is close (a tenth, past the 64 minimum).
+        // Kept 1,000 bytes: a word end 80 bytes back is close (within a tenth).
         let content = format!("{}{} {}", "x".repeat(900), "y".repeat(19), "z".repeat(200));
         assert_eq!(cut_point(&content, 1000), 919);
         // 120 bytes back is not.
         let content = format!("{} {}", "x".repeat(879), "z".repeat(200));
         assert_eq!(cut_point(&content, 1000), 1000);
+        // Nor, past 2,560 bytes kept, more than 256 bytes back.
+        let content = format!("{} {}", "x".repeat(4743), "z".repeat(300));
+        assert_eq!(cut_point(&content, 5000), 5000);
+        let content = format!("{} {}", "x".repeat(4744), "z".repeat(300));
+        assert_eq!(cut_point(&content, 5000), 4744);
     }
 
     #[test]
     fn a_word_end_at_the_edge_of_the_window_counts() {
-        // Kept 100 bytes: the window is the last 64, from byte 36.
-        let content = format!("{} {}", "x".repeat(36), "z".repeat(100));
-        assert_eq!(cut_point(&content, 100), 36);
-        let content = format!("{} {}", "x".repeat(35), "z".repeat(100));
+        // Kept 100 bytes: the window is the last 10, from byte 90.
+        let content = format!("{} {}", "x".repeat(90), "z".repeat(100));
+        assert_eq!(cut_point(&content, 100), 90);
+        let content = format!("{} {}", "x".repeat(89), "z".repeat(100));
         assert_eq!(cut_point(&content, 100), 100);
+    }
+
+    #[test]
+    fn a_cut_gives_up_at_most_a_tenth_of_what_it_could_keep() {
+        // Words of every length up to 20, so that some word end is always near.
+        let content: String = (1..400).map(|i| "w".repeat(i % 20 + 1) + " ").collect();
+        for max in 0..2000 {
+            let max = content.floor_char_boundary(max);
+            let cut = cut_point(&content, max);
+            assert!(
+                cut <= max && max - cut <= (max / 10).max(1),
+                "kept {cut} of {max}"
+            );
+        }
     }
 
     #[test]

@@ -322,6 +322,11 @@ proptest! {
                 room >= head + frame + min,
                 "cut with {} tokens of room, head {} frame {} min {}", room, head, frame, min
             );
+            // And it keeps at least half of the room it was promised for its content: the
+            // cut's move back to a word end gives up at most a tenth of what it keeps.
+            let content = &results[cut.input_index].content;
+            let kept = encoding.count(&content[..cut.kept_bytes.unwrap()]);
+            prop_assert!(kept * 2 >= min, "a cut kept {} content tokens of {} promised", kept, min);
         } else if let Some(missed) = context
             .omitted
             .iter()
