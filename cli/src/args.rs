@@ -5,9 +5,13 @@
 //! [`BuiltinFormat`], [`Encoding`]) through their `FromStr`, so the command accepts exactly
 //! the names the library does and cannot drift from it.
 
+use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
-use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::builder::{
+    EnumValueParser, PossibleValue, PossibleValuesParser, StringValueParser, TypedValueParser,
+};
+use clap::error::ErrorKind;
 use clap::{Args, Parser, Subcommand};
 use mentor_context::budget::ModelWindow;
 use mentor_context::format::BuiltinFormat;
@@ -15,7 +19,7 @@ use mentor_context::machinery::{MAX_WORKERS_PER_CORE, max_workers};
 use mentor_context::tokenizer::Engine;
 use mentor_context::{Assembler, ContextBuilder, Duplicates, Encoding, Error, Order, Overflow};
 
-use crate::output::Failure;
+use crate::output::{Failure, escape_os};
 use crate::tokenizer_file::{self, TokenizerKind};
 
 /// Turns ranked retrieval (RAG) results into the context block of an LLM prompt, within an
@@ -76,7 +80,7 @@ pub(crate) struct BenchArgs {
 
     /// How many timed assemblies to run (after a few untimed warm-up ones) [default: 200; with
     /// --batch, one per request held, so that each is timed once].
-    #[arg(long, value_name = "N", value_parser = parse_iterations)]
+    #[arg(long, value_name = "N", value_parser = utf8(parse_iterations))]
     pub(crate) iterations: Option<usize>,
 
     /// Print one JSON object with the keys iterations, minNs, medianNs, maxNs, floorNs (one
@@ -99,7 +103,7 @@ pub(crate) struct BenchArgs {
     pub(crate) batch: bool,
 
     /// With --batch: how many requests to read from FILE and hold in memory.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_BENCH_REQUESTS, value_parser = parse_iterations, requires = "batch")]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_BENCH_REQUESTS, value_parser = utf8(parse_iterations), requires = "batch")]
     pub(crate) requests: usize,
 
     /// The JSON array of results (with --batch, the JSON Lines file), read once; `-` reads
@@ -127,7 +131,7 @@ pub(crate) struct BatchArgs {
 
     /// Run this many threads, each reading, assembling and writing lines [default: the number
     /// of cores]. The output is the same, byte for byte, whatever the number.
-    #[arg(long, value_name = "N", value_parser = parse_jobs)]
+    #[arg(long, value_name = "N", value_parser = utf8(parse_jobs))]
     pub(crate) jobs: Option<usize>,
 
     /// Write the reports to this file instead of standard output.
@@ -151,7 +155,7 @@ pub(crate) struct BuildArgs {
         long,
         value_name = "TOKENS",
         default_value_t = 4000,
-        value_parser = parse_count,
+        value_parser = utf8(parse_count),
         allow_negative_numbers = true
     )]
     budget: usize,
@@ -161,7 +165,7 @@ pub(crate) struct BuildArgs {
     #[arg(
         long,
         value_name = "NAME",
-        value_parser = str::parse::<Encoding>,
+        value_parser = utf8(str::parse::<Encoding>),
         conflicts_with = "model"
     )]
     encoding: Option<Encoding>,
@@ -169,7 +173,7 @@ pub(crate) struct BuildArgs {
     /// Count tokens with the encoding of this OpenAI model (gpt-4o: o200k_base, gpt-4:
     /// cl100k_base, ...). With --reserve-output or --prompt-tokens, the budget is what the
     /// model's context window leaves.
-    #[arg(long, value_name = "NAME", value_parser = parse_model)]
+    #[arg(long, value_name = "NAME", value_parser = utf8(parse_model))]
     model: Option<Model>,
 
     /// Block layout: `plain` (numbered `[n] title` heads, fenced content) or `xml`
@@ -179,7 +183,7 @@ pub(crate) struct BuildArgs {
         long,
         value_name = "NAME",
         default_value_t = BuiltinFormat::Plain,
-        value_parser = str::parse::<BuiltinFormat>
+        value_parser = utf8(str::parse::<BuiltinFormat>)
     )]
     format: BuiltinFormat,
 
@@ -188,7 +192,7 @@ pub(crate) struct BuildArgs {
         long,
         value_name = "POLICY",
         default_value_t = Overflow::Truncate,
-        value_parser = overflow_parser(),
+        value_parser = utf8(overflow_parser()),
         // The library's names are case-insensitive, as --format's are.
         ignore_case = true
     )]
@@ -197,11 +201,11 @@ pub(crate) struct BuildArgs {
     /// Leave out results scored below this.
     // Hyphen values, not just negative numbers: clap does not take `-inf` or `-1e-3` for
     // numbers, and would read them as unknown options.
-    #[arg(long, value_name = "F", allow_hyphen_values = true)]
+    #[arg(long, value_name = "F", allow_hyphen_values = true, value_parser = utf8(str::parse::<f32>))]
     min_score: Option<f32>,
 
     /// Put at most this many blocks in the context.
-    #[arg(long, value_name = "N", value_parser = parse_count)]
+    #[arg(long, value_name = "N", value_parser = utf8(parse_count))]
     max_blocks: Option<usize>,
 
     /// The same as --duplicates keep: keep every result, even those with the same source URL
@@ -211,24 +215,24 @@ pub(crate) struct BuildArgs {
 
     /// Keep this metadata key out of the prompt (it stays on the citations of the --json
     /// report). Repeat for several keys.
-    #[arg(long, value_name = "KEY")]
+    #[arg(long, value_name = "KEY", value_parser = utf8(StringValueParser::new()))]
     hide_metadata_key: Vec<String>,
 
     /// Put this text before the blocks, counted in the budget.
-    #[arg(long, value_name = "TEXT")]
+    #[arg(long, value_name = "TEXT", value_parser = utf8(StringValueParser::new()))]
     header: Option<String>,
 
     /// With --overflow truncate, cut a block only if at least this many tokens of room are
     /// left for its content after its head and frame; otherwise leave it out. A cut block
     /// keeps at least half of that room: its move back to a word end gives up at most a
     /// tenth of what it keeps [default: 32, or the budget if smaller].
-    #[arg(long, value_name = "N", value_parser = parse_count)]
+    #[arg(long, value_name = "N", value_parser = utf8(parse_count))]
     min_truncated_tokens: Option<usize>,
 
     /// Count with this engine: bpe-openai (the default for o200k_base and cl100k_base) or
     /// tiktoken (the reference, and the default for p50k_base and r50k_base). Both give the
     /// same counts.
-    #[arg(long, value_name = "NAME", value_parser = str::parse::<Engine>)]
+    #[arg(long, value_name = "NAME", value_parser = utf8(str::parse::<Engine>))]
     engine: Option<Engine>,
 
     /// Count tokens with a model's own tokenizer file instead of an OpenAI encoding: a Hugging
@@ -244,7 +248,12 @@ pub(crate) struct BuildArgs {
 
     /// What --tokenizer-file is, if not told by its contents (a Tekken file names
     /// default_num_special_tokens near its start; anything else is read as tokenizer.json).
-    #[arg(long, value_name = "KIND", value_enum, requires = "tokenizer_file")]
+    #[arg(
+        long,
+        value_name = "KIND",
+        value_parser = utf8(EnumValueParser::<TokenizerKind>::new()),
+        requires = "tokenizer_file"
+    )]
     tokenizer_kind: Option<TokenizerKind>,
 
     /// Make unknown properties in the input an error (exit 2) instead of a warning.
@@ -257,14 +266,14 @@ pub(crate) struct BuildArgs {
         long,
         value_name = "ORDER",
         default_value_t = Order::Score,
-        value_parser = order_parser(),
+        value_parser = utf8(order_parser()),
         ignore_case = true
     )]
     order: Order,
 
     /// Put at most this many blocks from one source URL in the context; lower-ranked results
     /// from other sources fill the room.
-    #[arg(long, value_name = "N", value_parser = parse_count)]
+    #[arg(long, value_name = "N", value_parser = utf8(parse_count))]
     max_per_source: Option<usize>,
 
     /// Which results to leave out as duplicates of a better-ranked one [default:
@@ -272,7 +281,7 @@ pub(crate) struct BuildArgs {
     #[arg(
         long,
         value_name = "MODE",
-        value_parser = duplicates_parser(),
+        value_parser = utf8(duplicates_parser()),
         ignore_case = true,
         conflicts_with = "keep_duplicates"
     )]
@@ -280,7 +289,7 @@ pub(crate) struct BuildArgs {
 
     /// Keep each block's head (marker, title, metadata) within this many tokens: the title
     /// and metadata values are shortened, marked with `…`; the citation says so.
-    #[arg(long, value_name = "N", value_parser = parse_count)]
+    #[arg(long, value_name = "N", value_parser = utf8(parse_count))]
     max_head_tokens: Option<usize>,
 
     /// With --model: tokens to keep free for the answer. The budget becomes the model's
@@ -288,7 +297,7 @@ pub(crate) struct BuildArgs {
     #[arg(
         long,
         value_name = "TOKENS",
-        value_parser = parse_count,
+        value_parser = utf8(parse_count),
         requires = "model",
         conflicts_with = "budget"
     )]
@@ -299,7 +308,7 @@ pub(crate) struct BuildArgs {
     #[arg(
         long,
         value_name = "TOKENS",
-        value_parser = parse_count,
+        value_parser = utf8(parse_count),
         requires = "model",
         conflicts_with = "budget"
     )]
@@ -360,11 +369,13 @@ const MISNAMED: [(&str, &str); 2] = [("--tokens", "--budget"), ("--max-tokens", 
 
 /// A one-line message for an option of [`MISNAMED`] among `args` (the program name first),
 /// before the first `--`. clap's own suggestions only find names spelled alike.
-pub(crate) fn misnamed_option(args: impl IntoIterator<Item = String>) -> Option<String> {
+pub(crate) fn misnamed_option(args: impl IntoIterator<Item = OsString>) -> Option<String> {
     args.into_iter()
         .skip(1)
         .take_while(|arg| arg != "--")
         .find_map(|arg| {
+            // Argument names are ASCII; a value need not be UTF-8 (a Unix file name).
+            let arg = arg.to_string_lossy();
             let name = arg.split('=').next().unwrap_or_default().to_string();
             MISNAMED
                 .iter()
@@ -373,6 +384,40 @@ pub(crate) fn misnamed_option(args: impl IntoIterator<Item = String>) -> Option<
                     format!("unexpected argument `{wrong}` (did you mean `{right}`?)")
                 })
         })
+}
+
+/// `parser`, refusing a value that is not UTF-8 by naming the option: clap's own check says
+/// only that some argument was not. File names are `PathBuf`s and need no such check.
+#[derive(Clone)]
+struct Utf8<P>(P);
+
+fn utf8<P: TypedValueParser>(parser: P) -> Utf8<P> {
+    Utf8(parser)
+}
+
+impl<P: TypedValueParser> TypedValueParser for Utf8<P> {
+    type Value = P::Value;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<P::Value, clap::Error> {
+        if value.to_str().is_none() {
+            let arg = arg.map_or_else(|| "an argument".to_string(), |arg| format!("'{arg}'"));
+            let message = format!(
+                "invalid value '{}' for {arg}: not valid UTF-8\n",
+                escape_os(value)
+            );
+            return Err(clap::Error::raw(ErrorKind::InvalidUtf8, message).with_cmd(cmd));
+        }
+        self.0.parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        self.0.possible_values()
+    }
 }
 
 /// Parses a count of tokens or blocks. Clap's own parser would call `-5` an "invalid digit";

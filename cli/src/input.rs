@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use mentor_context::wire::{UnknownProperties, parse_request};
 use mentor_context::{AssembledContext, Error, MentorRagResult};
 
-use crate::output::{Failure, escape_name, warning_line};
+use crate::output::{Failure, escape_os, warning_line};
 
 /// What to say when the results are read from a terminal.
 pub(crate) const STDIN_HINT: &str = "no FILE given: reading JSON results from standard input \
@@ -35,7 +35,7 @@ impl Input {
     pub(crate) fn name(&self) -> String {
         match self {
             Input::Stdin => "<stdin>".to_string(),
-            Input::File(path) => escape_name(&path.display().to_string()),
+            Input::File(path) => escape_os(path.as_os_str()),
         }
     }
 

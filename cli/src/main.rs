@@ -33,7 +33,7 @@ use crate::output::{Failure, clap_message, error_line, json_line, warning_line, 
 
 fn main() -> ExitCode {
     report_panics_in_one_line();
-    if let Some(message) = args::misnamed_option(std::env::args()) {
+    if let Some(message) = args::misnamed_option(std::env::args_os()) {
         return Failure::bad_input(message).report();
     }
     let cli = match Cli::try_parse() {

@@ -91,6 +91,19 @@ pub(crate) fn escape_name(name: &str) -> String {
     escaped
 }
 
+/// `name` (a file name, an argument) as [`escape_name`] writes it, with each byte that is not
+/// part of UTF-8 written as `\xNN`: a Unix file name need not be UTF-8.
+pub(crate) fn escape_os(name: &std::ffi::OsStr) -> String {
+    let mut escaped = String::new();
+    for chunk in name.as_encoded_bytes().utf8_chunks() {
+        escaped.push_str(&escape_name(chunk.valid()));
+        for byte in chunk.invalid() {
+            escaped.push_str(&format!("\\x{byte:02X}"));
+        }
+    }
+    escaped
+}
+
 /// The one-line message of a clap error: its lines up to the usage, which say what is wrong
 /// (with any list of possible values or a tip), joined.
 pub(crate) fn clap_message(err: &clap::Error) -> String {

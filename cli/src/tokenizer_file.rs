@@ -7,7 +7,7 @@ use std::path::Path;
 use clap::ValueEnum;
 use mentor_context::tokenizer::{TekkenTokenizer, TokenCounter};
 
-use crate::output::Failure;
+use crate::output::{Failure, escape_os};
 
 /// What kind of file `--tokenizer-file` names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -49,7 +49,7 @@ pub(crate) fn load(
     let fail = |message: String| Failure::bad_input(format!("--tokenizer-file: {message}"));
     let kind = match kind {
         Some(kind) => kind,
-        None => detect(path).map_err(|e| fail(format!("{}: {e}", path.display())))?,
+        None => detect(path).map_err(|e| fail(format!("{}: {e}", escape_os(path.as_os_str()))))?,
     };
     match kind {
         TokenizerKind::Tekken => TekkenTokenizer::from_file(path)
@@ -65,7 +65,7 @@ pub(crate) fn load(
         TokenizerKind::Huggingface => Err(fail(format!(
             "{} is a Hugging Face tokenizer.json, and this build has no `huggingface` feature \
              (cargo install mentor-context-cli --features huggingface); Tekken files need none",
-            path.display()
+            escape_os(path.as_os_str())
         ))),
     }
 }

@@ -66,7 +66,7 @@ struct Run {
 }
 
 /// Runs the binary with `args` and `stdin` as its standard input.
-fn run_with_stdin(args: &[&str], stdin: &[u8]) -> Run {
+fn run_with_stdin<A: AsRef<std::ffi::OsStr>>(args: &[A], stdin: &[u8]) -> Run {
     let mut child = Command::new(env!("CARGO_BIN_EXE_mentor-context"))
         .args(args)
         .stdin(Stdio::piped())
@@ -92,6 +92,11 @@ fn run_with_stdin(args: &[&str], stdin: &[u8]) -> Run {
 
 /// Runs the binary with `args` and an empty standard input.
 fn run(args: &[&str]) -> Run {
+    run_with_stdin(args, b"")
+}
+
+/// [`run`] with arguments that need not be UTF-8.
+fn run_os(args: &[&std::ffi::OsStr]) -> Run {
     run_with_stdin(args, b"")
 }
 

@@ -21,7 +21,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use crate::args::BatchArgs;
-use crate::output::{EXIT_BAD_INPUT, Failure, error_line};
+use crate::output::{EXIT_BAD_INPUT, Failure, error_line, escape_os};
 use progress::Progress;
 use read::Lines;
 use run::Ending;
@@ -72,7 +72,7 @@ fn open_output(args: &BatchArgs) -> Result<BufWriter<Box<dyn Write + Send>>, Fai
         Some(path) => Box::new(File::create(path).map_err(|err| {
             Failure::write_failed(format!(
                 "{}: cannot write: {}",
-                path.display(),
+                escape_os(path.as_os_str()),
                 crate::input::io_problem(&err)
             ))
         })?),

@@ -211,3 +211,56 @@ fn a_failed_write_is_one_line_and_exit_code_1() {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("<stdout>: cannot write"), "{stderr}");
 }
+
+/// Arguments that are not UTF-8. A Unix file name need not be: it is opened, and named with
+/// the bytes escaped. An option value that must be text is one line naming the option. Each
+/// of these used to panic in `std::env::args` (exit 101).
+#[test]
+#[cfg(unix)]
+fn arguments_that_are_not_utf8_are_opened_or_named() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStringExt;
+
+    let mut bytes = std::env::temp_dir().into_os_string().into_vec();
+    bytes.extend_from_slice(format!("/mentor-context-{}-bad", std::process::id()).as_bytes());
+    bytes.extend_from_slice(b"\xFF\xFE.json");
+    let name = std::path::PathBuf::from(std::ffi::OsString::from_vec(bytes));
+    std::fs::copy(super::PRICING, &name).unwrap();
+    let opened = run_os(&[
+        OsStr::new("assemble"),
+        OsStr::new("--budget"),
+        OsStr::new("100"),
+        name.as_os_str(),
+    ]);
+    std::fs::remove_file(&name).unwrap();
+    assert!(opened.ok().starts_with("[1] Subscription plans"));
+    // Gone now: the message names it, its bytes escaped, on one line.
+    run_os(&[OsStr::new("assemble"), name.as_os_str()])
+        .bad(&["bad\\xFF\\xFE.json", "no such file"]);
+    for (option, value, shown) in [
+        (&b"--header"[..], &b"\xff"[..], "'\\xFF'"),
+        (b"--hide-metadata-key", b"k\xff", "'k\\xFF'"),
+        (b"--encoding", b"\xff", "'\\xFF'"),
+        (b"--budget", b"1\xff", "'1\\xFF'"),
+    ] {
+        let option_name = std::str::from_utf8(option).unwrap();
+        run_os(&os_args(&[
+            b"assemble",
+            option,
+            value,
+            super::PRICING.as_bytes(),
+        ]))
+        .bad(&[option_name, shown, "not valid UTF-8"]);
+        let joined = [option, b"=", value].concat();
+        run_os(&os_args(&[b"batch", &joined, super::PRICING.as_bytes()]))
+            .bad(&[option_name, "not valid UTF-8"]);
+    }
+}
+
+#[cfg(unix)]
+fn os_args<'a>(args: &[&'a [u8]]) -> Vec<&'a std::ffi::OsStr> {
+    use std::os::unix::ffi::OsStrExt;
+    args.iter()
+        .map(|a| std::ffi::OsStr::from_bytes(a))
+        .collect()
+}
