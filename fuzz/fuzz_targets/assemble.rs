@@ -67,7 +67,7 @@ impl Options {
             .duplicates(if self.keep_duplicates {
                 Duplicates::Keep
             } else {
-                Duplicates::Drop
+                Duplicates::UrlAndContent
             })
             .max_blocks(self.max_blocks)
             .min_truncated_tokens(self.min_truncated_tokens)
