@@ -9,6 +9,7 @@ use crate::budget::ModelWindow;
 use crate::error::Error;
 use crate::format::Format;
 use crate::options::{Duplicates, Order, Overflow};
+use crate::seal::SealKey;
 use crate::tokenizer::{Encoding, TokenCache, TokenCounter};
 
 /// The configuration of an [`Assembler`]: set what differs from the defaults, then
@@ -207,6 +208,16 @@ impl ContextBuilder {
         self
     }
 
+    /// Seals every report with an HMAC-SHA256 tag of `key` over the whole report, and
+    /// continues in a follow-up turn only reports that carry a matching seal: for reports that
+    /// leave the server (a browser session, a client's store) and come back. `key` is at
+    /// least 16 bytes; 32 random bytes are best. Default: none, and a follow-up turn then
+    /// trusts a report only as far as its text is well-formed (see [`seal`](crate::seal)).
+    pub fn seal_key(mut self, key: impl AsRef<[u8]>) -> Self {
+        self.choices.seal_key = Some(SealKey::new(key.as_ref()));
+        self
+    }
+
     /// Checks the configuration, does the one-off work (building the encoding's tables,
     /// counting the header and the layout), and returns the assembler.
     ///
@@ -214,7 +225,8 @@ impl ContextBuilder {
     ///
     /// - [`Error::HeaderOverBudget`] when the header alone is over the budget;
     /// - [`Error::MinTruncatedOverBudget`] when `min_truncated_tokens` is over the budget;
-    /// - [`Error::NanMinScore`] when the minimum score is NaN.
+    /// - [`Error::NanMinScore`] when the minimum score is NaN;
+    /// - [`Error::SealKeyTooShort`] when the seal key has fewer than 16 bytes.
     pub fn build(&self) -> Result<Assembler, Error> {
         Assembler::new(Config::new(self.choices.clone())?)
     }

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::budget::ModelWindow;
 use crate::provenance::Fingerprint;
 use crate::record::Metadata;
+use crate::seal::Seal;
 
 /// The result of [`Assembler::assemble`](crate::Assembler::assemble).
 ///
@@ -40,6 +41,10 @@ pub struct AssembledContext<'a> {
     /// context, the rest of the prompt and the answer's reserve are counted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub headroom: Option<usize>,
+    /// With a [`seal_key`](crate::ContextBuilder::seal_key): the tag that proves a later
+    /// follow-up turn this report is ours (see [`seal`](crate::seal)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seal: Option<Seal>,
 }
 
 impl AssembledContext<'_> {
@@ -55,6 +60,7 @@ impl AssembledContext<'_> {
             omitted: self.omitted.into_iter().map(Omission::into_owned).collect(),
             window: self.window,
             headroom: self.headroom,
+            seal: self.seal,
         }
     }
 }
@@ -181,6 +187,7 @@ mod tests {
             }],
             window: None,
             headroom: None,
+            seal: None,
         }
     }
 

@@ -86,6 +86,13 @@ pub enum Error {
         /// Tokens of the rest of the prompt.
         prompt_tokens: usize,
     },
+    /// The key to seal reports with is shorter than
+    /// [`MIN_KEY_BYTES`](crate::seal::MIN_KEY_BYTES): it could be guessed.
+    #[error("the seal key is {bytes} bytes; it needs at least 16 (32 random bytes are best)")]
+    SealKeyTooShort {
+        /// The key's length in bytes.
+        bytes: usize,
+    },
     /// The minimum score is NaN, which no score passes or fails meaningfully.
     #[error("the minimum score is NaN")]
     NanMinScore,

@@ -143,6 +143,7 @@ mod meter;
 mod options;
 mod provenance;
 mod record;
+pub mod seal;
 pub mod tokenizer;
 pub mod wire;
 

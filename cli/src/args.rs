@@ -68,7 +68,9 @@ pub(crate) struct AssembleArgs {
     pub(crate) file: Option<PathBuf>,
 
     /// Assemble a follow-up turn: keep the blocks of this earlier `assemble --json` report
-    /// first, with their numbers and text unchanged, and add new blocks after them.
+    /// first, with their numbers and text unchanged, and add new blocks after them. The
+    /// report's text must be exactly what these options write for its citations (and, with
+    /// --seal-key-file, its seal must match), else it is refused, naming the block.
     #[arg(long, value_name = "REPORT")]
     pub(crate) previous: Option<PathBuf>,
 }
@@ -313,6 +315,12 @@ pub(crate) struct BuildArgs {
         conflicts_with = "budget"
     )]
     prompt_tokens: Option<usize>,
+
+    /// Seal every --json report with an HMAC-SHA256 tag, keyed by the bytes of this file (at
+    /// least 16; one trailing newline is not part of the key), and continue with --previous
+    /// only reports that carry a matching seal. For reports kept where they could be edited.
+    #[arg(long, value_name = "PATH")]
+    seal_key_file: Option<PathBuf>,
 }
 
 /// A model named by `--model`: its name (for its context window) and its encoding.
@@ -502,7 +510,7 @@ impl BuildArgs {
             ),
             (None, None) => builder.encoding(encoding),
         };
-        Ok(builder
+        let builder = builder
             .format(self.format)
             .overflow(self.overflow)
             .duplicates(duplicates)
@@ -516,13 +524,50 @@ impl BuildArgs {
             .max_per_source(self.max_per_source)
             .max_head_tokens(self.max_head_tokens)
             // clap rejects --budget with the window's options: the window sets the budget.
-            .window(window))
+            .window(window);
+        match &self.seal_key_file {
+            Some(path) => Ok(builder.seal_key(read_seal_key(path)?)),
+            None => Ok(builder),
+        }
     }
 
     /// The validated assembler these options describe.
     pub(crate) fn assembler(&self) -> Result<Assembler, Failure> {
         build(&self.builder()?)
     }
+}
+
+/// The most bytes a seal key file is read for: a key is a few dozen, and a path such as
+/// `/dev/zero` must not be read forever.
+const MAX_SEAL_KEY_BYTES: u64 = 4096;
+
+/// The key in the file at `path`, without the one newline an editor or `echo` leaves at its
+/// end.
+fn read_seal_key(path: &std::path::Path) -> Result<Vec<u8>, Failure> {
+    use std::io::Read;
+    let name = escape_os(path.as_os_str());
+    let problem = |err: &std::io::Error| {
+        Failure::bad_input(format!(
+            "--seal-key-file: {name}: cannot read: {}",
+            crate::input::io_problem(err)
+        ))
+    };
+    let mut key = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| file.take(MAX_SEAL_KEY_BYTES + 1).read_to_end(&mut key))
+        .map_err(|err| problem(&err))?;
+    if key.len() as u64 > MAX_SEAL_KEY_BYTES {
+        return Err(Failure::bad_input(format!(
+            "--seal-key-file: {name}: more than {MAX_SEAL_KEY_BYTES} bytes; a key is a few dozen"
+        )));
+    }
+    if key.ends_with(b"\n") {
+        key.pop();
+        if key.ends_with(b"\r") {
+            key.pop();
+        }
+    }
+    Ok(key)
 }
 
 /// Validates `builder`. Called before any input is read, so a configuration that can never
@@ -538,6 +583,7 @@ fn option_at_fault(err: &Error) -> &'static str {
     match err {
         Error::HeaderOverBudget { .. } => "--header",
         Error::MinTruncatedOverBudget { .. } => "--min-truncated-tokens",
+        Error::SealKeyTooShort { .. } => "--seal-key-file",
         Error::NanMinScore => "--min-score",
         // `Error` is non-exhaustive; a future configuration error still gets a message.
         _ => "options",

@@ -47,10 +47,11 @@ class _ReportBase(TypedDict):
 
 class Report(_ReportBase, total=False):
     """The report of ``mentor-context assemble --json``; ``window`` and ``headroom`` only
-    with a model window."""
+    with a model window, ``seal`` (64 hex digits) only with a ``seal_key``."""
 
     window: dict[str, Any]
     headroom: int
+    seal: str
 
 class Span(TypedDict):
     start: int
@@ -104,6 +105,7 @@ class Assembler:
         max_per_source: int | None = None,
         max_head_tokens: int | None = None,
         cache_bytes: int | None = None,
+        seal_key: bytes | str | None = None,
         strict: bool = False,
     ) -> None: ...
     def assemble(self, results: Sequence[Result]) -> Report:

@@ -9,7 +9,7 @@ use pyo3::types::PyList;
 
 use crate::errors::{from_library, refused};
 use crate::many;
-use crate::options::Options;
+use crate::options::{Options, SealKey};
 use crate::pyser::to_python;
 use crate::report::to_json;
 use crate::results::{read_request, read_request_into};
@@ -36,7 +36,8 @@ impl PyAssembler {
         budget=None, *, encoding=None, model=None, reserve_output=None, prompt_tokens=None,
         engine=None, format=None, overflow=None, duplicates=None, min_score=None,
         max_blocks=None, min_truncated_tokens=None, hide_metadata_keys=Vec::new(), header=None,
-        order=None, max_per_source=None, max_head_tokens=None, cache_bytes=None, strict=false
+        order=None, max_per_source=None, max_head_tokens=None, cache_bytes=None, seal_key=None,
+        strict=false
     ))]
     fn new(
         budget: Option<i64>,
@@ -57,6 +58,7 @@ impl PyAssembler {
         max_per_source: Option<i64>,
         max_head_tokens: Option<i64>,
         cache_bytes: Option<i64>,
+        seal_key: Option<SealKey>,
         strict: bool,
         py: Python<'_>,
     ) -> PyResult<Self> {
@@ -79,6 +81,7 @@ impl PyAssembler {
             max_per_source,
             max_head_tokens,
             cache_bytes,
+            seal_key: seal_key.map(SealKey::into_bytes),
         };
         let builder = options.builder()?;
         // Building loads the encoding's tables (up to a few hundred ms the first time): no

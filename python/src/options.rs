@@ -9,7 +9,7 @@ use mentor_context::budget::ModelWindow;
 use mentor_context::format::BuiltinFormat;
 use mentor_context::tokenizer::{Engine, TokenCache};
 use mentor_context::{ContextBuilder, Duplicates, Encoding, Order, Overflow};
-use pyo3::PyResult;
+use pyo3::{FromPyObject, PyResult};
 
 use crate::errors::{from_library, refused};
 
@@ -34,6 +34,23 @@ pub(crate) struct Options {
     pub(crate) max_per_source: Option<i64>,
     pub(crate) max_head_tokens: Option<i64>,
     pub(crate) cache_bytes: Option<i64>,
+    pub(crate) seal_key: Option<Vec<u8>>,
+}
+
+/// `seal_key=`: bytes as they are, or a string as its UTF-8.
+#[derive(Debug, FromPyObject)]
+pub(crate) enum SealKey {
+    Bytes(Vec<u8>),
+    Text(String),
+}
+
+impl SealKey {
+    pub(crate) fn into_bytes(self) -> Vec<u8> {
+        match self {
+            SealKey::Bytes(bytes) => bytes,
+            SealKey::Text(text) => text.into_bytes(),
+        }
+    }
 }
 
 /// A count given as a Python int: negative numbers are refused by name, as the command's
@@ -122,6 +139,10 @@ impl Options {
             .max_per_source(count("max_per_source", self.max_per_source)?)
             .max_head_tokens(count("max_head_tokens", self.max_head_tokens)?)
             .cache(count("cache_bytes", self.cache_bytes)?.map(TokenCache::new));
+        let builder = match &self.seal_key {
+            Some(key) => builder.seal_key(key),
+            None => builder,
+        };
         // The window last: it sets the budget (the same order as the command's builder).
         Ok(builder.window(window))
     }

@@ -11,6 +11,7 @@ use crate::budget::ModelWindow;
 use crate::error::Error;
 use crate::format::{Format, PlainFormat};
 use crate::options::{Duplicates, Order, Overflow};
+use crate::seal::SealKey;
 use crate::tokenizer::{Encoding, TokenCache, TokenCounter};
 
 /// Content tokens a cut block needs room for, unless the budget is smaller. Less than a
@@ -36,6 +37,7 @@ pub(crate) struct Choices {
     pub(crate) max_per_source: Option<usize>,
     pub(crate) max_head_tokens: Option<usize>,
     pub(crate) window: Option<ModelWindow>,
+    pub(crate) seal_key: Option<SealKey>,
 }
 
 impl Choices {
@@ -57,6 +59,7 @@ impl Choices {
             max_per_source: None,
             max_head_tokens: None,
             window: None,
+            seal_key: None,
         }
     }
 }
@@ -82,6 +85,7 @@ pub(crate) struct Config {
     pub(crate) max_per_source: Option<usize>,
     pub(crate) max_head_tokens: Option<usize>,
     pub(crate) window: Option<ModelWindow>,
+    pub(crate) seal_key: Option<SealKey>,
     /// The minimum as set, for [`at_budget`](Self::at_budget): the default follows the budget.
     min_truncated_set: Option<usize>,
 }
@@ -92,7 +96,8 @@ impl Config {
     ///
     /// # Errors
     ///
-    /// [`Error::NanMinScore`] and [`Error::MinTruncatedOverBudget`].
+    /// [`Error::NanMinScore`], [`Error::SealKeyTooShort`] and
+    /// [`Error::MinTruncatedOverBudget`].
     pub(crate) fn new(choices: Choices) -> Result<Config, Error> {
         let Choices {
             budget,
@@ -110,9 +115,13 @@ impl Config {
             max_per_source,
             max_head_tokens,
             window,
+            seal_key,
         } = choices;
         if min_score.is_some_and(f32::is_nan) {
             return Err(Error::NanMinScore);
+        }
+        if let Some(key) = &seal_key {
+            key.check()?;
         }
         let min_truncated_set = min_truncated_tokens;
         let min_truncated_tokens = match min_truncated_tokens {
@@ -145,6 +154,7 @@ impl Config {
             max_per_source,
             max_head_tokens,
             window,
+            seal_key,
             min_truncated_set,
         })
     }
@@ -173,6 +183,7 @@ impl Config {
             max_per_source: config.max_per_source,
             max_head_tokens: config.max_head_tokens,
             window: None,
+            seal_key: config.seal_key,
         })
     }
 }
@@ -198,6 +209,7 @@ macro_rules! debug_choices {
                     .field("max_per_source", &self.max_per_source)
                     .field("max_head_tokens", &self.max_head_tokens)
                     .field("window", &self.window)
+                    .field("seal_key", &self.seal_key)
                     .finish()
             }
         }

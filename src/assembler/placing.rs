@@ -119,6 +119,14 @@ impl<'a, 'r> Assembly<'a, 'r> {
             omitted: self.omitted,
             headroom: window.as_ref().map(|w| w.headroom(token_count)),
             window,
+            seal: None,
+        };
+        let context = match &self.config.seal_key {
+            Some(key) => AssembledContext {
+                seal: Some(key.seal(&context)),
+                ..context
+            },
+            None => context,
         };
         let stats = AssemblyStats {
             bytes_tokenized: self.meter.bytes_tokenized,

@@ -1,5 +1,6 @@
 //! The built-in formats, chosen by name at run time.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
@@ -68,6 +69,9 @@ impl Format for BuiltinFormat {
     }
     fn content_close(&self, content: &str, truncated: bool, out: &mut String) {
         self.format().content_close(content, truncated, out);
+    }
+    fn read_body<'t>(&self, text: &'t str, truncated: bool) -> Option<(Cow<'t, str>, usize)> {
+        self.format().read_body(text, truncated)
     }
 }
 

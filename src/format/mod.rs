@@ -25,6 +25,8 @@ pub(crate) fn renders_empty(text: &str) -> bool {
     line::collapse(text).is_empty()
 }
 
+use std::borrow::Cow;
+
 use crate::record::Metadata;
 
 /// Writes the text of the context.
@@ -100,6 +102,19 @@ pub trait Format: Send + Sync {
             out.push_str("(truncated)\n");
         }
     }
+
+    /// Reads back a body this format wrote at the start of `text`: its content, and how many
+    /// bytes of `text` the body takes; `None` if `text` does not start with such a body. A
+    /// follow-up turn reads the previous report's blocks with it, then writes each content
+    /// again and compares, so a reader that accepts too much lets nothing through.
+    ///
+    /// Where the written form does not say whether the content ended with a newline, either
+    /// may be returned: both are tried. The default reads the default body, the markdown
+    /// fence. A format that writes its own body and does not read it back can continue only
+    /// sealed reports in a follow-up turn (see [`seal`](crate::seal)).
+    fn read_body<'t>(&self, text: &'t str, truncated: bool) -> Option<(Cow<'t, str>, usize)> {
+        plain::read_fenced(text, truncated).map(|(content, len)| (Cow::Borrowed(content), len))
+    }
 }
 
 /// Forwards every method, so references and shared pointers to a format are formats, and a
@@ -127,6 +142,9 @@ macro_rules! forward_format {
             }
             fn content_close(&self, content: &str, truncated: bool, out: &mut String) {
                 (**self).content_close(content, truncated, out);
+            }
+            fn read_body<'t>(&self, text: &'t str, truncated: bool) -> Option<(Cow<'t, str>, usize)> {
+                (**self).read_body(text, truncated)
             }
         }
     )*};

@@ -62,6 +62,32 @@ pub(super) fn push_fence(out: &mut String, content: &str) {
     }
 }
 
+/// Reads a fenced body ([`push_fence`], the content, the fence again, and `(truncated)` after
+/// a cut) at the start of `text`: the content without its last newline, and the body's length.
+/// The fence is longer than any run of backticks in the content, so the first line that is
+/// the fence alone closes it.
+pub(super) fn read_fenced(text: &str, truncated: bool) -> Option<(&str, usize)> {
+    let ticks = text.bytes().take_while(|&b| b == b'`').count();
+    if ticks < 3 {
+        return None;
+    }
+    let fence = &text[..ticks];
+    let inner_start = ticks + 1;
+    let after_open = text.get(ticks..)?.strip_prefix('\n')?;
+    let inner_len = if after_open.starts_with(fence) && after_open[ticks..].starts_with('\n') {
+        0
+    } else {
+        let closing = format!("\n{fence}\n");
+        after_open.find(&closing)? + 1
+    };
+    let mut end = inner_start + inner_len + ticks + 1;
+    if truncated {
+        end += text.get(end..)?.strip_prefix("(truncated)\n").map(|_| 12)?;
+    }
+    let inner = &text[inner_start..inner_start + inner_len];
+    Some((inner.strip_suffix('\n').unwrap_or(inner), end))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

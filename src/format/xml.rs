@@ -1,5 +1,7 @@
 //! The layout of Anthropic's long-context prompting guidance.
 
+use std::borrow::Cow;
+
 use super::line::{end_line, push_decimal, push_line_with, push_metadata_line, visible};
 use super::{BlockHead, Format};
 
@@ -67,7 +69,7 @@ impl Format for XmlFormat {
     }
 
     fn content_open(&self, _content: &str, out: &mut String) {
-        out.push_str("<document_content>\n");
+        out.push_str(CONTENT_OPEN);
     }
 
     fn content(&self, content: &str, out: &mut String) {
@@ -76,8 +78,43 @@ impl Format for XmlFormat {
 
     fn content_close(&self, content: &str, _truncated: bool, out: &mut String) {
         end_line(out, content);
-        out.push_str("</document_content>\n</document>\n");
+        out.push_str(CONTENT_CLOSE);
     }
+
+    /// The content between `<document_content>` and its closing, with each `&lt;` that
+    /// [`push_xml_text`] writes read back as `<`. Content holding `&lt;` of its own before a
+    /// tag name reads back as `<` too, and then no longer matches its fingerprint: such a
+    /// report continues only sealed.
+    fn read_body<'t>(&self, text: &'t str, _truncated: bool) -> Option<(Cow<'t, str>, usize)> {
+        let inner = text.strip_prefix(CONTENT_OPEN)?;
+        // Escaped content cannot hold the closing tag, so its first one is the end.
+        let inner_len = inner.find(CONTENT_CLOSE)?;
+        let end = CONTENT_OPEN.len() + inner_len + CONTENT_CLOSE.len();
+        let written = &inner[..inner_len];
+        let written = written.strip_suffix('\n').unwrap_or(written);
+        Some((unescape_xml_text(written), end))
+    }
+}
+
+/// What opens a document's content, and what closes the content and the document.
+const CONTENT_OPEN: &str = "<document_content>\n";
+const CONTENT_CLOSE: &str = "</document_content>\n</document>\n";
+
+/// `written` with each `&lt;` that [`push_xml_text`] would have written for a `<` read back.
+fn unescape_xml_text(written: &str) -> Cow<'_, str> {
+    if !written.contains("&lt;") {
+        return Cow::Borrowed(written);
+    }
+    let mut out = String::with_capacity(written.len());
+    let mut rest = written;
+    while let Some(at) = rest.find("&lt;") {
+        let tail = &rest[at + 4..];
+        out.push_str(&rest[..at]);
+        out.push_str(if opens_structure(tail) { "<" } else { "&lt;" });
+        rest = tail;
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
 }
 
 /// The element names [`XmlFormat`] writes.

@@ -283,6 +283,9 @@ fn a_previous_turn_without_blocks_is_a_fresh_start() {
 /// and it vouches for no split, so a follow-up must be recounted (as in tests/library/options.rs).
 struct Greedy;
 
+/// A key to seal reports with in these tests.
+const KEY: &[u8] = b"a key of thirty-two bytes, test!";
+
 impl TokenCounter for Greedy {
     fn name(&self) -> &str {
         "greedy"
@@ -303,7 +306,9 @@ impl TokenCounter for Greedy {
     }
 }
 
-/// A layout whose head is the bare word `bcde`, joined to the content without a newline.
+/// A layout whose head is the bare word `bcde`, joined to the content without a newline. It
+/// cannot read its bodies back (nothing marks where one ends), so its follow-up turns are of
+/// sealed reports.
 struct Bare;
 
 impl Format for Bare {
@@ -325,6 +330,7 @@ fn a_recount_drops_only_new_blocks() {
             .tokenizer(Greedy)
             .format(Bare)
             .overflow(Overflow::Stop)
+            .seal_key(KEY)
             .build()
             .unwrap()
     };
@@ -345,6 +351,17 @@ fn a_recount_drops_only_new_blocks() {
     assert_eq!(next.token_count, Greedy.count(&next.text));
     assert_eq!(next.citations.len(), 2);
     assert_eq!(next.omitted[0].input_index, 1);
+    // Unsealed, such a report cannot be read back, and is refused.
+    let unsealed = ContextBuilder::new(9)
+        .tokenizer(Greedy)
+        .format(Bare)
+        .build()
+        .unwrap();
+    let err = unsealed
+        .assemble_follow_up(&first, &two)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("block 1: its content is not framed"), "{err}");
 }
 
 #[test]

@@ -16,6 +16,7 @@ mod model;
 mod open_models;
 mod options;
 mod orders;
+mod previous_report;
 mod properties;
 mod reading;
 mod selection;

@@ -1,16 +1,20 @@
 //! Follow-up turns: the previous turn's blocks kept verbatim, new blocks after them.
 //!
+//! The previous report is checked first (`previous.rs`): sealed, by its seal; otherwise by
+//! reading its text back block by block and writing each block again.
+//!
 //! The previous report's text is re-emitted byte for byte up to its closing, so the new
 //! prompt starts with the old one (a provider's prompt cache keeps hitting) and every earlier
 //! `[n]` still means the same source. New results are placed after it, numbered on, within
 //! what is left of the budget; one with the same source URL and content as an earlier block
 //! is not repeated.
 
+mod previous;
+
 use super::placing::Assembly;
 use super::{Assembler, AssemblyStats, Inner};
 use crate::context::{AssembledContext, Omission, OmitReason};
 use crate::error::Error;
-use crate::format::BlockHead;
 use crate::provenance::Fingerprint;
 use crate::record::MentorRagResult;
 
@@ -37,8 +41,11 @@ impl Assembler {
     ///   previous answers' markers pointing at nothing, so the caller decides (start a new
     ///   context, or raise the budget).
     /// - [`Error::PreviousTurnMismatch`] when `previous` was not written by an assembler like
-    ///   this one: another encoding, a text that does not start with this header and opening
-    ///   or end with this format's closing, or chips not numbered 1..n.
+    ///   this one, naming what differs: another encoding, citations not numbered 1..n, a text
+    ///   that is not exactly this assembler's rendering of its citations (a head, a body or
+    ///   a content that is not theirs, text after the last block), or, with a
+    ///   [`seal_key`](crate::ContextBuilder::seal_key), a seal that is missing or does not
+    ///   match. See [`seal`](crate::seal) for what each kind of report is trusted with.
     ///
     /// ```
     /// use mentor_context::{ContextBuilder, MentorRagResult};
@@ -96,6 +103,14 @@ impl<'r> Assembly<'_, 'r> {
                 chip.index
             )));
         }
+        let sealed = match &self.config.seal_key {
+            Some(key) => {
+                key.verify(previous)
+                    .map_err(|problem| mismatch(problem.to_string()))?;
+                true
+            }
+            None => false,
+        };
         let old = previous.text.as_str();
         if earlier.is_empty() {
             // No blocks: the text was the header alone (or nothing), which a new assembly
@@ -118,10 +133,11 @@ impl<'r> Assembly<'_, 'r> {
                 "its text does not start with this header and format's opening".into(),
             ));
         }
-        self.check_heads(
-            previous,
-            &prefix[self.config.header.len() + frame.open.len()..],
-        )?;
+        // A sealed report is proven to be ours; any other is read back block by block.
+        if !sealed {
+            let blocks = &prefix[self.config.header.len() + frame.open.len()..];
+            self.check_blocks(earlier, blocks)?;
+        }
         // The report's own count is not trusted: the text is counted again, in bounded calls.
         let uncountable = || mismatch("its text has a stretch too long to count".to_string());
         let old_tokens = self.meter.count(old).ok_or_else(uncountable)?;
@@ -155,36 +171,6 @@ impl<'r> Assembly<'_, 'r> {
             token_count = self.recount_new_blocks(old_tokens);
         }
         Ok(self.finish(token_count))
-    }
-
-    /// Checks that `blocks` (the previous text between the opening and the closing) starts
-    /// with the head this assembler writes for the first earlier chip, and holds the heads
-    /// of the others in order: the report was written in this format, and its chips are its
-    /// blocks. Heads are written without metadata (for the built-in formats, a prefix of
-    /// the real head): a report kept in a store that sorts object keys (PostgreSQL `jsonb`,
-    /// say) loses the metadata's order, and its text is re-emitted as it is anyway.
-    fn check_heads(&self, previous: &AssembledContext<'_>, blocks: &str) -> Result<(), Error> {
-        let mut head = String::new();
-        let mut from = 0;
-        for chip in &previous.citations {
-            head.clear();
-            let block =
-                BlockHead::new(chip.index, chip.title.as_deref(), chip.truncated, None, &[]);
-            self.config.format.head(&block, &mut head);
-            let found = if chip.index == 1 {
-                blocks.starts_with(&head).then_some(0)
-            } else {
-                blocks[from..].find(&head).map(|at| from + at)
-            };
-            let Some(at) = found else {
-                return Err(mismatch(format!(
-                    "the head of block {} is not in its text as this format writes it",
-                    chip.index
-                )));
-            };
-            from = at + head.len();
-        }
-        Ok(())
     }
 
     /// In a follow-up turn, [`OmitReason::AlreadyInContext`] if an earlier turn's block has
@@ -239,6 +225,6 @@ impl<'r> Assembly<'_, 'r> {
     }
 }
 
-fn mismatch(problem: String) -> Error {
+pub(super) fn mismatch(problem: String) -> Error {
     Error::PreviousTurnMismatch { problem }
 }

@@ -1,0 +1,204 @@
+//! Sealed reports: proof that a report handed back for a follow-up turn is one this server
+//! wrote.
+//!
+//! A chat backend keeps each turn's report for the next, often somewhere it does not control:
+//! a browser session, a client's storage, a shared cache. Whoever can edit the report there
+//! can edit the prompt of the next turn. What a follow-up turn accepts depends on whether
+//! the assembler has a key ([`ContextBuilder::seal_key`](crate::ContextBuilder::seal_key)):
+//!
+//! - **Unsealed** (no key): the previous report is trusted only as far as its rendering is
+//!   well-formed. Its text must be exactly what this assembler writes for its citations, with
+//!   the contents read back from between the heads, and each content must match its
+//!   citation's fingerprint (or, for a cut block, its kept length). Nothing the renderer would
+//!   have escaped can pass, so an edit cannot forge a block, a marker or a closing; but an
+//!   edit that keeps that form (another price in a cut block's text, say) is not detected.
+//! - **Sealed** (a key): every report carries a [`Seal`], an HMAC-SHA256 tag over the whole
+//!   report (its text, its citations, its omissions, its counts), and a follow-up turn refuses
+//!   a report whose seal is missing or does not match. One changed byte anywhere in it is
+//!   refused: the report is proven to be ours. The tag is compared in constant time.
+//!
+//! The seal is over the report as JSON with each citation's metadata in key order, so it
+//! survives a store that sorts object keys (PostgreSQL `jsonb`), and over nothing else: it
+//! proves where a report came from, not when, so a report of an earlier turn can be handed
+//! back again.
+//!
+//! ```
+//! use mentor_context::{ContextBuilder, MentorRagResult};
+//!
+//! let assembler = ContextBuilder::new(500).seal_key(b"a secret of 32 bytes or more......").build()?;
+//! let first = assembler.assemble(&[MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9)]);
+//! assert!(first.seal.is_some());
+//!
+//! let mut edited = first.clone();
+//! edited.text = edited.text.replace("12", "99");
+//! assert!(assembler.assemble_follow_up(&edited, &[]).is_err());
+//! assert!(assembler.assemble_follow_up(&first, &[]).is_ok());
+//! # Ok::<(), mentor_context::Error>(())
+//! ```
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use hmac::{Hmac, KeyInit, Mac};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use sha2::Sha256;
+
+use crate::context::AssembledContext;
+use crate::error::Error;
+
+/// The fewest bytes a seal key may have. HMAC takes any length, but a short key can be
+/// guessed; 32 random bytes are what SHA-256 can use.
+pub const MIN_KEY_BYTES: usize = 16;
+
+/// What the tag is computed over first, so that it can never be mistaken for a tag of
+/// anything else made with the same key.
+const DOMAIN: &[u8] = b"mentor-context seal v1\n";
+
+/// The HMAC-SHA256 tag of a report, written as 64 lowercase hex digits.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Seal([u8; 32]);
+
+impl fmt::Debug for Seal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Seal({self})")
+    }
+}
+
+impl fmt::Display for Seal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for byte in self.0 {
+            write!(f, "{byte:02x}")?;
+        }
+        Ok(())
+    }
+}
+
+impl FromStr for Seal {
+    type Err = String;
+
+    fn from_str(hex: &str) -> Result<Seal, String> {
+        let bytes = hex.as_bytes();
+        if bytes.len() != 64 {
+            return Err(format!("a seal is 64 hex digits, not {}", bytes.len()));
+        }
+        let digit = |b: u8| match b {
+            b'0'..=b'9' => Ok(b - b'0'),
+            b'a'..=b'f' => Ok(b - b'a' + 10),
+            _ => Err("a seal is lowercase hex digits".to_string()),
+        };
+        let mut tag = [0; 32];
+        for (byte, pair) in tag.iter_mut().zip(bytes.chunks(2)) {
+            *byte = digit(pair[0])? << 4 | digit(pair[1])?;
+        }
+        Ok(Seal(tag))
+    }
+}
+
+impl Serialize for Seal {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Seal {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Seal, D::Error> {
+        let hex = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        hex.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// A key to seal reports with. Its bytes are never printed.
+#[derive(Clone)]
+pub(crate) struct SealKey(Arc<[u8]>);
+
+impl fmt::Debug for SealKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SealKey({} bytes)", self.0.len())
+    }
+}
+
+impl SealKey {
+    pub(crate) fn new(key: &[u8]) -> SealKey {
+        SealKey(key.into())
+    }
+
+    /// Checks the key's length.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::SealKeyTooShort`] below [`MIN_KEY_BYTES`].
+    pub(crate) fn check(&self) -> Result<(), Error> {
+        if self.0.len() < MIN_KEY_BYTES {
+            return Err(Error::SealKeyTooShort {
+                bytes: self.0.len(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The seal of `context`.
+    pub(crate) fn seal(&self, context: &AssembledContext<'_>) -> Seal {
+        Seal(self.mac(context).finalize().into_bytes().into())
+    }
+
+    /// Whether `context` carries its seal; the tags are compared in constant time.
+    pub(crate) fn verify(&self, context: &AssembledContext<'_>) -> Result<(), &'static str> {
+        let seal = context
+            .seal
+            .ok_or("it carries no seal, and this assembler continues only sealed reports")?;
+        self.mac(context)
+            .verify_slice(&seal.0)
+            .map_err(|_| "its seal does not match it: it was changed, or sealed with another key")
+    }
+
+    fn mac(&self, context: &AssembledContext<'_>) -> Hmac<Sha256> {
+        let mut mac =
+            Hmac::<Sha256>::new_from_slice(&self.0).expect("HMAC takes a key of any length");
+        mac.update(DOMAIN);
+        mac.update(&canonical(context));
+        mac
+    }
+}
+
+/// The report as JSON without its seal, with each citation's metadata in key order: a store
+/// that sorts object keys gives them back that way, and the order they were written in is in
+/// the text.
+fn canonical(context: &AssembledContext<'_>) -> Vec<u8> {
+    let mut unsealed = context.clone();
+    unsealed.seal = None;
+    for citation in &mut unsealed.citations {
+        if let Some(metadata) = citation.metadata.as_mut() {
+            metadata.sort_keys();
+        }
+    }
+    serde_json::to_vec(&unsealed).expect("reports serialize")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seals_read_and_write_as_64_hex_digits() {
+        let seal = Seal([0xab; 32]);
+        let text = seal.to_string();
+        assert_eq!(text, "ab".repeat(32));
+        assert_eq!(text.parse::<Seal>(), Ok(seal));
+        assert_eq!(serde_json::to_string(&seal).unwrap(), format!("\"{text}\""));
+        assert!("AB".repeat(32).parse::<Seal>().is_err());
+        assert!("ab".repeat(31).parse::<Seal>().is_err());
+        assert!(format!("{}zz", "ab".repeat(31)).parse::<Seal>().is_err());
+    }
+
+    #[test]
+    fn keys_are_never_printed_and_short_ones_refused() {
+        let key = SealKey::new(b"0123456789abcdef");
+        assert_eq!(format!("{key:?}"), "SealKey(16 bytes)");
+        assert!(key.check().is_ok());
+        assert!(matches!(
+            SealKey::new(b"0123456789abcde").check(),
+            Err(Error::SealKeyTooShort { bytes: 15 })
+        ));
+    }
+}
