@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::assembler::{Assembler, Choices, Config};
 use crate::budget::ModelWindow;
+use crate::dialects::Dialect;
 use crate::error::Error;
 use crate::format::Format;
 use crate::options::{Duplicates, Order, Overflow};
@@ -205,6 +206,16 @@ impl ContextBuilder {
     /// several assemblers. Default: `None`.
     pub fn cache(mut self, cache: impl Into<Option<TokenCache>>) -> Self {
         self.choices.cache = cache.into();
+        self
+    }
+
+    /// Writes the entries of a model API's own citation dialect instead of text: the report's
+    /// [`Assembler::entries`](crate::Assembler::entries) are then the JSON to put in the
+    /// request, and the budget counts the text of [`DialectFormat`](crate::dialects::DialectFormat)
+    /// (see [`dialects`](crate::dialects)). A [`format`](Self::format) set as well is not
+    /// used. Default: none, the text formats.
+    pub fn dialect(mut self, dialect: impl Into<Option<Dialect>>) -> Self {
+        self.choices.dialect = dialect.into();
         self
     }
 

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 
 use crate::budget::ModelWindow;
+use crate::dialects::Dialect;
 use crate::provenance::Fingerprint;
 use crate::record::Metadata;
 use crate::seal::Seal;
@@ -45,6 +46,10 @@ pub struct AssembledContext<'a> {
     /// follow-up turn this report is ours (see [`seal`](crate::seal)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seal: Option<Seal>,
+    /// With a [`dialect`](crate::ContextBuilder::dialect): the dialect whose entries the
+    /// budget was counted for, as `text` shows them (see [`dialects`](crate::dialects)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialect: Option<Dialect>,
 }
 
 impl AssembledContext<'_> {
@@ -61,6 +66,7 @@ impl AssembledContext<'_> {
             window: self.window,
             headroom: self.headroom,
             seal: self.seal,
+            dialect: self.dialect,
         }
     }
 }
@@ -188,6 +194,7 @@ mod tests {
             window: None,
             headroom: None,
             seal: None,
+            dialect: None,
         }
     }
 

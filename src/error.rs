@@ -86,6 +86,14 @@ pub enum Error {
         /// Tokens of the rest of the prompt.
         prompt_tokens: usize,
     },
+    /// A model API's response (or a stream of its events) that cannot be read against a
+    /// report: not JSON, cut off before its end, a citation with negative or reversed
+    /// indices, or a dialect the report was not assembled for. The problem names the place.
+    #[error("the response cannot be read: {problem}")]
+    Response {
+        /// What is wrong, and where.
+        problem: String,
+    },
     /// The key to seal reports with is shorter than
     /// [`MIN_KEY_BYTES`](crate::seal::MIN_KEY_BYTES): it could be guessed.
     #[error("the seal key is {bytes} bytes; it needs at least 16 (32 random bytes are best)")]

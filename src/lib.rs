@@ -133,6 +133,7 @@ pub mod budget;
 mod builder;
 pub mod citations;
 mod context;
+pub mod dialects;
 mod error;
 mod fingerprint;
 pub mod format;

@@ -26,7 +26,8 @@
 //! use mentor_context::{ContextBuilder, MentorRagResult};
 //!
 //! let assembler = ContextBuilder::new(500).seal_key(b"a secret of 32 bytes or more......").build()?;
-//! let first = assembler.assemble(&[MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9)]);
+//! let results = [MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9)];
+//! let first = assembler.assemble(&results);
 //! assert!(first.seal.is_some());
 //!
 //! let mut edited = first.clone();

@@ -14,6 +14,7 @@ use clap::builder::{
 use clap::error::ErrorKind;
 use clap::{Args, Parser, Subcommand};
 use mentor_context::budget::ModelWindow;
+use mentor_context::dialects::Dialect;
 use mentor_context::format::BuiltinFormat;
 use mentor_context::machinery::{MAX_WORKERS_PER_CORE, max_workers};
 use mentor_context::tokenizer::Engine;
@@ -73,6 +74,12 @@ pub(crate) struct AssembleArgs {
     /// --seal-key-file, its seal must match), else it is refused, naming the block.
     #[arg(long, value_name = "REPORT")]
     pub(crate) previous: Option<PathBuf>,
+
+    /// With --dialect anthropic or anthropic-documents: mark the last entry, and in a
+    /// follow-up turn the last entry of the earlier turns, with a prompt-cache breakpoint
+    /// (`"cache_control": {"type": "ephemeral"}`), so Anthropic's prompt cache keeps hitting.
+    #[arg(long)]
+    pub(crate) cache_control: bool,
 }
 
 #[derive(Debug, Args)]
@@ -321,6 +328,13 @@ pub(crate) struct BuildArgs {
     /// only reports that carry a matching seal. For reports kept where they could be edited.
     #[arg(long, value_name = "PATH")]
     seal_key_file: Option<PathBuf>,
+
+    /// Write a model API's own entries instead of text: anthropic (search_result blocks),
+    /// anthropic-documents (document blocks) or cohere (documents). `assemble` prints the
+    /// JSON array to put in the request (--json the report); the budget counts the entries'
+    /// text as the report's context shows it. `cite` then reads that API's response.
+    #[arg(long, value_name = "NAME", value_parser = utf8(str::parse::<Dialect>), conflicts_with = "format")]
+    pub(crate) dialect: Option<Dialect>,
 }
 
 /// A model named by `--model`: its name (for its context window) and its encoding.
@@ -523,6 +537,7 @@ impl BuildArgs {
             .order(self.order)
             .max_per_source(self.max_per_source)
             .max_head_tokens(self.max_head_tokens)
+            .dialect(self.dialect)
             // clap rejects --budget with the window's options: the window sets the budget.
             .window(window);
         match &self.seal_key_file {
@@ -534,6 +549,28 @@ impl BuildArgs {
     /// The validated assembler these options describe.
     pub(crate) fn assembler(&self) -> Result<Assembler, Failure> {
         build(&self.builder()?)
+    }
+
+    /// The assembler these options describe, counting with `encoding` (a report's) unless
+    /// they name a tokenizer themselves: to read back a report that was counted with it.
+    pub(crate) fn assembler_for_report(&self, encoding: &str) -> Result<Assembler, Failure> {
+        let named =
+            self.encoding.is_some() || self.model.is_some() || self.tokenizer_file.is_some();
+        match encoding.parse::<Encoding>() {
+            Ok(encoding) if !named => {
+                let builder = self.builder()?;
+                let builder = match self.engine {
+                    Some(engine) => builder.tokenizer(
+                        encoding
+                            .with_engine(engine)
+                            .map_err(|err| Failure::bad_input(format!("--engine: {err}")))?,
+                    ),
+                    None => builder.encoding(encoding),
+                };
+                build(&builder)
+            }
+            _ => self.assembler(),
+        }
     }
 }
 

@@ -1,21 +1,34 @@
-//! `mentor-context cite REPORT ANSWER`: which chips of a report an answer cites.
+//! `mentor-context cite REPORT ANSWER`: which citations of a report an answer cites.
 //!
-//! The output is one JSON line: `cited` (chips in order of first citation, each with
-//! `index`, `inputIndex` and `count`), `unknown` (markers that point at no chip, each with
-//! `marker` and its byte offset `at`), and with `--renumber` also `answer` (renumbered 1..k
-//! in order of first citation) and each chip's `newIndex`.
+//! The output is one JSON line: `cited` (in order of first citation, each with `index`,
+//! `inputIndex`, `count`, and `quotes` when the answer quotes it), `unknown` (citations
+//! that point at nothing, each with `marker` and its byte offset `at`) and `unverified`
+//! (quotes not found in the content they cite); with `--renumber` also `answer` (renumbered
+//! 1..k in order of first citation) and each citation's `newIndex`. With `--dialect`, ANSWER
+//! is the model API's response (its message JSON, its stream's events as JSON Lines, or the
+//! raw server-sent events), and the output adds the response's `text` and each citation's
+//! `spans` in it, in bytes and UTF-16 units.
+//!
+//! The report is read back with the options given (the same as `assemble`'s), so that quotes
+//! are checked against the content the model saw; a report those options did not write gets
+//! a warning, and its quotes are not checked.
 
 use std::path::PathBuf;
 
 use clap::Args;
-use mentor_context::citations::{Resolution, Resolver};
+use mentor_context::citations::{MarkerSpan, Quote, Resolution, Resolver};
+use mentor_context::{AssembledContext, Assembler};
 use serde::Serialize;
 
+use crate::args::BuildArgs;
 use crate::input::Input;
-use crate::output::{Failure, json_line};
+use crate::output::{Failure, json_line, warning_line};
 
 #[derive(Debug, Args)]
 pub(crate) struct CiteArgs {
+    #[command(flatten)]
+    pub(crate) build: BuildArgs,
+
     /// Also write the answer renumbered 1..k in order of first citation (`answer`), and each
     /// cited chip's new number (`newIndex`).
     #[arg(long)]
@@ -25,7 +38,8 @@ pub(crate) struct CiteArgs {
     #[arg(value_name = "REPORT")]
     pub(crate) report: PathBuf,
 
-    /// The model's answer, as text; `-` reads standard input.
+    /// The model's answer, as text, or with --dialect the API's response; `-` reads
+    /// standard input.
     #[arg(value_name = "ANSWER")]
     pub(crate) answer: PathBuf,
 }
@@ -34,8 +48,11 @@ pub(crate) struct CiteArgs {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct CiteReport {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<String>,
     cited: Vec<CitedEntry>,
     unknown: Vec<mentor_context::citations::UnknownMarker>,
+    unverified: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     answer: Option<String>,
 }
@@ -48,6 +65,10 @@ struct CitedEntry {
     count: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     new_index: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    spans: Option<Vec<MarkerSpan>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    quotes: Vec<Quote>,
 }
 
 /// Runs `cite` and returns what to print.
@@ -60,27 +81,80 @@ pub(crate) fn run(args: &CiteArgs) -> Result<String, Failure> {
         ));
     }
     let context = report.load_report()?;
-    let answer = answer.text()?;
-    let resolution = Resolver::for_context(&context)
-        .renumber(args.renumber)
-        .resolve(&answer);
-    json_line(&cite_report(resolution, args.renumber))
+    let assembler = args.build.assembler_for_report(&context.encoding)?;
+    match (context.dialect, assembler.dialect()) {
+        (Some(dialect), None) => {
+            return Err(report.fail(format!(
+                "assembled for the {dialect} dialect: give --dialect {dialect}"
+            )));
+        }
+        (found, Some(dialect)) if found != Some(dialect) => {
+            return Err(report.fail(format!(
+                "assembled {}, not for --dialect {dialect}",
+                found.map_or("as text".to_string(), |d| format!("for the {d} dialect"))
+            )));
+        }
+        _ => {}
+    }
+    let text = answer.text()?;
+    let read_back = read_back(&assembler, &context, &report);
+    let mut resolver = Resolver::for_context(&context).renumber(args.renumber);
+    if let Some((contents, entries)) = &read_back {
+        resolver = resolver.contents(contents).entries(entries);
+    }
+    let (resolution, response_text) = if assembler.dialect().is_some() {
+        let mut resolution = resolver.response(&text).map_err(|err| answer.fail(err))?;
+        // The response's text, which the spans point into.
+        let text = resolution.answer.take();
+        (resolution, text)
+    } else {
+        (resolver.resolve(&text), None)
+    };
+    json_line(&cite_report(resolution, args.renumber, response_text))
 }
 
-fn cite_report(resolution: Resolution, renumber: bool) -> CiteReport {
+/// The contents and (in a dialect) the entries of `context`, read back with the options
+/// given; `None`, with a warning, when those options did not write it.
+fn read_back(
+    assembler: &Assembler,
+    context: &AssembledContext<'_>,
+    report: &Input,
+) -> Option<(Vec<String>, Vec<mentor_context::dialects::Entry>)> {
+    let read = assembler.contents(context).and_then(|contents| {
+        let entries = match assembler.dialect() {
+            Some(_) => assembler.entries(context)?,
+            None => Vec::new(),
+        };
+        Ok((contents, entries))
+    });
+    match read {
+        Ok(read) => Some(read),
+        Err(err) => {
+            warning_line(&format!("{}: quotes not checked: {err}", report.name()));
+            None
+        }
+    }
+}
+
+fn cite_report(resolution: Resolution, renumber: bool, text: Option<String>) -> CiteReport {
+    let spans = text.is_some();
     let cited = resolution
         .cited
-        .iter()
+        .into_iter()
         .map(|chip| CitedEntry {
             index: chip.citation.index,
             input_index: chip.citation.input_index,
             count: chip.count,
             new_index: renumber.then_some(chip.new_index),
+            spans: spans.then_some(chip.spans),
+            quotes: chip.quotes,
         })
         .collect();
     CiteReport {
+        text,
         cited,
         unknown: resolution.unknown,
+        unverified: resolution.unverified,
         answer: resolution.answer,
     }
 }

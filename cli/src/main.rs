@@ -26,6 +26,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use mentor_context::MentorRagResult;
 use mentor_context::budget::{SMALLEST_BUDGET_RESULTS, SmallestBudget};
+use mentor_context::dialects::mark_cache_control;
 
 use crate::args::{AssembleArgs, Cli, Command};
 use crate::input::Input;
@@ -63,6 +64,13 @@ fn assemble(args: &AssembleArgs) -> Result<String, Failure> {
     // The configuration is checked before the input is read: a bad option is reported
     // without waiting for standard input.
     let assembler = args.build.assembler()?;
+    if args.cache_control && assembler.dialect().is_none() {
+        return Err(Failure::bad_input(
+            "--cache-control marks a dialect's entries: give --dialect anthropic or \
+             anthropic-documents"
+                .to_string(),
+        ));
+    }
     let input = Input::new(args.file.as_deref());
     let previous = match args.previous.as_deref().map(|path| Input::new(Some(path))) {
         Some(previous) if previous.is_stdin() && input.is_stdin() => {
@@ -82,6 +90,26 @@ fn assemble(args: &AssembleArgs) -> Result<String, Failure> {
     };
     if args.json {
         json_line(&context)
+    } else if assembler.dialect().is_some() {
+        // The entries to put in the request; the report's text is what the budget counted.
+        let mut entries = assembler
+            .entries(&context)
+            .map_err(|err| Failure::bad_input(err.to_string()))?;
+        if args.cache_control {
+            let earlier = previous
+                .as_ref()
+                .map_or(0, |(report, _)| report.citations.len());
+            if earlier > 0 {
+                mark_cache_control(&mut entries, earlier - 1);
+            }
+            if let Some(last) = entries.len().checked_sub(1) {
+                mark_cache_control(&mut entries, last);
+            }
+        }
+        if entries.is_empty() {
+            warning_line(&empty_context(&assembler, &results));
+        }
+        json_line(&entries)
     } else {
         if context.text.is_empty() {
             warning_line(&empty_context(&assembler, &results));

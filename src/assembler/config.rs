@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use crate::budget::ModelWindow;
+use crate::dialects::{Dialect, DialectFormat};
 use crate::error::Error;
 use crate::format::{Format, PlainFormat};
 use crate::options::{Duplicates, Order, Overflow};
@@ -38,6 +39,7 @@ pub(crate) struct Choices {
     pub(crate) max_head_tokens: Option<usize>,
     pub(crate) window: Option<ModelWindow>,
     pub(crate) seal_key: Option<SealKey>,
+    pub(crate) dialect: Option<Dialect>,
 }
 
 impl Choices {
@@ -60,6 +62,7 @@ impl Choices {
             max_head_tokens: None,
             window: None,
             seal_key: None,
+            dialect: None,
         }
     }
 }
@@ -86,6 +89,8 @@ pub(crate) struct Config {
     pub(crate) max_head_tokens: Option<usize>,
     pub(crate) window: Option<ModelWindow>,
     pub(crate) seal_key: Option<SealKey>,
+    /// With a dialect, `format` is its [`DialectFormat`].
+    pub(crate) dialect: Option<Dialect>,
     /// The minimum as set, for [`at_budget`](Self::at_budget): the default follows the budget.
     min_truncated_set: Option<usize>,
 }
@@ -116,7 +121,13 @@ impl Config {
             max_head_tokens,
             window,
             seal_key,
+            dialect,
         } = choices;
+        // A dialect writes its own layout, whose text its budget counts.
+        let format = match dialect {
+            Some(dialect) => Arc::new(DialectFormat(dialect)),
+            None => format,
+        };
         if min_score.is_some_and(f32::is_nan) {
             return Err(Error::NanMinScore);
         }
@@ -155,6 +166,7 @@ impl Config {
             max_head_tokens,
             window,
             seal_key,
+            dialect,
             min_truncated_set,
         })
     }
@@ -184,6 +196,7 @@ impl Config {
             max_head_tokens: config.max_head_tokens,
             window: None,
             seal_key: config.seal_key,
+            dialect: config.dialect,
         })
     }
 }
@@ -210,6 +223,7 @@ macro_rules! debug_choices {
                     .field("max_head_tokens", &self.max_head_tokens)
                     .field("window", &self.window)
                     .field("seal_key", &self.seal_key)
+                    .field("dialect", &self.dialect)
                     .finish()
             }
         }

@@ -26,7 +26,8 @@ pub(super) fn write_head(
         truncated,
         result.metadata.as_ref(),
         &config.hidden_keys,
-    );
+    )
+    .with_source_url(result.source_url.as_deref());
     config.format.head(&head, out);
     false
 }

@@ -22,6 +22,8 @@ pub(super) const MARK: &str = "…";
 pub(super) struct Shortened {
     title: Option<String>,
     metadata: Metadata,
+    /// Never shortened: a format that writes it (a dialect's) writes it whole.
+    source_url: Option<String>,
 }
 
 impl Shortened {
@@ -34,6 +36,7 @@ impl Shortened {
             Some(&self.metadata),
             &[],
         )
+        .with_source_url(self.source_url.as_deref())
     }
 }
 
@@ -41,6 +44,7 @@ impl Shortened {
 struct Fields<'r> {
     title: Option<&'r str>,
     entries: Vec<(&'r str, &'r str)>,
+    source_url: Option<&'r str>,
 }
 
 /// How much of each field a candidate head keeps, from least to most.
@@ -66,6 +70,7 @@ impl<'r> Fields<'r> {
         Fields {
             title: result.display_title(),
             entries: head.metadata().collect(),
+            source_url: result.source_url.as_deref(),
         }
     }
 
@@ -93,7 +98,11 @@ impl<'r> Fields<'r> {
             .take(keep.entries)
             .map(|(&(key, _), value)| (key.to_string(), Some(value)))
             .collect();
-        Shortened { title, metadata }
+        Shortened {
+            title,
+            metadata,
+            source_url: self.source_url.map(str::to_string),
+        }
     }
 }
 
@@ -208,7 +217,8 @@ fn fits_whole(
         truncated,
         result.metadata.as_ref(),
         &config.hidden_keys,
-    );
+    )
+    .with_source_url(fields.source_url);
     config.format.head(&head, &mut text);
     within(config, &text, cap)
 }

@@ -9,6 +9,7 @@
 
 mod config;
 mod cut;
+mod entries;
 mod explain;
 mod follow_up;
 mod frame;
@@ -27,6 +28,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::context::AssembledContext;
+use crate::dialects::Dialect;
 use crate::error::Error;
 use crate::format::Format;
 use crate::options::{Duplicates, Overflow};
@@ -203,6 +205,12 @@ impl Assembler {
     #[must_use]
     pub fn hidden_metadata_keys(&self) -> &[String] {
         &self.inner.config.hidden_keys
+    }
+
+    /// The dialect whose entries this assembler writes, if any.
+    #[must_use]
+    pub fn dialect(&self) -> Option<Dialect> {
+        self.inner.config.dialect
     }
 
     /// The token-count cache, if any.

@@ -120,6 +120,7 @@ impl<'a, 'r> Assembly<'a, 'r> {
             headroom: window.as_ref().map(|w| w.headroom(token_count)),
             window,
             seal: None,
+            dialect: self.config.dialect,
         };
         let context = match &self.config.seal_key {
             Some(key) => AssembledContext {

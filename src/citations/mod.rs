@@ -27,9 +27,13 @@
 //! ones and is reported as unknown as well.
 
 mod markers;
+mod quotes;
 mod resolve;
 mod stream;
 
 pub use markers::MAX_MARKER_BYTES;
+pub use quotes::Quote;
+pub(crate) use quotes::normalize;
+pub(crate) use resolve::Tally;
 pub use resolve::{Cited, MAX_MARKER_RANGE, MarkerSpan, Resolution, Resolver, UnknownMarker};
 pub use stream::{CitationEvent, CitationStream, StreamOutput};

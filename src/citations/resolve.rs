@@ -1,24 +1,36 @@
 //! Markers resolved to chips: which chips an answer cites, in which order, how often and
 //! where; which markers point at nothing; and the answer renumbered.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 use super::markers::{Item, Marker, Scanner};
+use super::quotes::{Quote, holds, quote_before};
 use super::stream::{CitationEvent, CitationStream};
 use crate::context::{AssembledContext, Citation};
+use crate::dialects::{Dialect, Entry};
+use crate::error::Error;
+use crate::provenance::utf16_len;
 
 /// The widest range read: `[1-1000]` cites up to a thousand chips, `[1-1001]` is an unknown
 /// marker. Bounds the work a marker can cause, whatever its numbers.
 pub const MAX_MARKER_RANGE: usize = 1000;
 
-/// Where a marker is in the answer: bytes `start..end` of the original answer.
+/// Where a citation is in the answer: a marker's bytes `start..end` of the original answer,
+/// or the stretch of answer a provider's citation marks; and the same in UTF-16 code units,
+/// as .NET and JavaScript strings count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MarkerSpan {
-    /// The byte offset of its opening bracket.
+    /// The byte offset of its start (a marker's opening bracket).
     pub start: usize,
-    /// The byte offset just after its closing bracket.
+    /// The byte offset just after its end (a marker's closing bracket).
     pub end: usize,
+    /// `start` in UTF-16 code units.
+    pub start_utf16: usize,
+    /// `end` in UTF-16 code units.
+    pub end_utf16: usize,
 }
 
 /// A citation of the context that the answer cites: how often, and where.
@@ -34,6 +46,10 @@ pub struct Cited {
     pub count: usize,
     /// Where those markers are, in answer order.
     pub spans: Vec<MarkerSpan>,
+    /// The quotes the answer attributes to it, each checked against its content; empty
+    /// when none was given or no contents were (see [`Resolver::contents`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub quotes: Vec<Quote>,
 }
 
 /// A marker that cites a number no chip has (or a range that is reversed or wider than
@@ -60,8 +76,13 @@ pub struct Resolution {
     pub unknown: Vec<UnknownMarker>,
     /// With renumbering on, the answer with every known number replaced by its chip's
     /// `new_index` (unknown numbers stay as they are: they are 0 or above every chip's
-    /// number, so they cannot be mistaken for a new one). `None` with renumbering off.
+    /// number, so they cannot be mistaken for a new one). `None` with renumbering off. For a
+    /// model API's response ([`Resolver::response`]), the response's text, which the spans
+    /// point into.
     pub answer: Option<String>,
+    /// How many of the cited ones' quotes were not found in their content.
+    #[serde(default)]
+    pub unverified: usize,
 }
 
 /// Reads answers for the markers of one context's chips.
@@ -86,10 +107,13 @@ pub struct Resolution {
 /// );
 /// # Ok::<(), mentor_context::Error>(())
 /// ```
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Resolver<'c> {
-    chips: &'c [Citation],
+    chips: Cow<'c, [Citation]>,
     renumber: bool,
+    contents: Option<Cow<'c, [String]>>,
+    dialect: Option<Dialect>,
+    entries: Option<Cow<'c, [Entry]>>,
 }
 
 impl<'c> Resolver<'c> {
@@ -97,15 +121,53 @@ impl<'c> Resolver<'c> {
     #[must_use]
     pub fn new(chips: &'c [Citation]) -> Resolver<'c> {
         Resolver {
-            chips,
+            chips: Cow::Borrowed(chips),
             renumber: false,
+            contents: None,
+            dialect: None,
+            entries: None,
         }
     }
 
-    /// A resolver for the chips of `context`.
+    /// A resolver for the chips of `context`, in the dialect it was assembled for, if any.
     #[must_use]
     pub fn for_context(context: &'c AssembledContext<'_>) -> Resolver<'c> {
-        Resolver::new(&context.citations)
+        Resolver {
+            dialect: context.dialect,
+            ..Resolver::new(&context.citations)
+        }
+    }
+
+    /// Checks quotes against `contents`, the content of each chip in order
+    /// ([`Assembler::contents`](crate::Assembler::contents)): a quoted span in straight or
+    /// curly quotes just before a `[n]` marker is looked for in chip `n`'s content, after
+    /// normalising whitespace and quote marks; so is a provider's quote. Default: none, and
+    /// quotes before markers are not looked for.
+    #[must_use]
+    pub fn contents(mut self, contents: &'c [String]) -> Resolver<'c> {
+        self.contents = Some(Cow::Borrowed(contents));
+        self
+    }
+
+    /// The same resolver, owning what it reads against: for a stream kept past the report
+    /// (in a server's session, or a binding's object).
+    #[must_use]
+    pub fn into_owned(self) -> Resolver<'static> {
+        Resolver {
+            chips: Cow::Owned(self.chips.into_owned()),
+            renumber: self.renumber,
+            contents: self.contents.map(|c| Cow::Owned(c.into_owned())),
+            dialect: self.dialect,
+            entries: self.entries.map(|e| Cow::Owned(e.into_owned())),
+        }
+    }
+
+    /// The dialect whose responses [`response`](Self::response) reads: the context's, when
+    /// made by [`for_context`](Self::for_context).
+    #[must_use]
+    pub fn dialect(mut self, dialect: impl Into<Option<Dialect>>) -> Resolver<'c> {
+        self.dialect = dialect.into();
+        self
     }
 
     /// Whether to renumber the answer 1..k in order of first citation (default off).
@@ -126,24 +188,57 @@ impl<'c> Resolver<'c> {
     /// A resolver for an answer that arrives in chunks; see [`CitationStream`].
     #[must_use]
     pub fn stream(&self) -> CitationStream<'c> {
-        CitationStream::new(Scanner::new(), Tally::new(self.chips), self.renumber)
+        CitationStream::new(Scanner::new(), self.tally(), self.renumber)
+    }
+
+    /// Checks a provider's quotes against `entries`, the entries sent in the request
+    /// ([`Assembler::entries`](crate::Assembler::entries)): an Anthropic `cited_text` must be
+    /// found in the entry it points at, within the range it gives. Default: none, and such
+    /// quotes are listed as not verified.
+    #[must_use]
+    pub fn entries(mut self, entries: &'c [Entry]) -> Resolver<'c> {
+        self.entries = Some(Cow::Borrowed(entries));
+        self
+    }
+
+    /// The entries quotes are checked against, if given.
+    pub(crate) fn sent_entries(&self) -> Option<Cow<'c, [Entry]>> {
+        self.entries.clone()
+    }
+
+    pub(crate) fn tally(&self) -> Tally<'c> {
+        Tally::new(self.chips.clone(), self.contents.clone())
+    }
+
+    /// The dialect responses are read in, or why there is none.
+    pub(crate) fn response_dialect(&self) -> Result<Dialect, Error> {
+        self.dialect.ok_or_else(|| Error::Response {
+            problem: "the report was assembled as text, not in a dialect: read its answer's \
+                      [n] markers with resolve"
+                .to_string(),
+        })
     }
 }
 
 /// The citations read so far.
 #[derive(Debug)]
 pub(crate) struct Tally<'c> {
-    chips: &'c [Citation],
+    chips: Cow<'c, [Citation]>,
     /// `(index, position in chips)`, sorted: a chip by its marker number.
     by_index: Vec<(usize, usize)>,
     /// For each chip, its position in `cited` once cited.
     slot: Vec<Option<usize>>,
     cited: Vec<Cited>,
     unknown: Vec<UnknownMarker>,
+    contents: Option<Cow<'c, [String]>>,
+    unverified: usize,
 }
 
 impl<'c> Tally<'c> {
-    pub(crate) fn new(chips: &'c [Citation]) -> Tally<'c> {
+    pub(crate) fn new(
+        chips: Cow<'c, [Citation]>,
+        contents: Option<Cow<'c, [String]>>,
+    ) -> Tally<'c> {
         let mut by_index: Vec<(usize, usize)> = chips
             .iter()
             .enumerate()
@@ -151,12 +246,69 @@ impl<'c> Tally<'c> {
             .collect();
         by_index.sort_unstable();
         Tally {
+            slot: vec![None; chips.len()],
             chips,
             by_index,
-            slot: vec![None; chips.len()],
             cited: Vec::new(),
             unknown: Vec::new(),
+            contents,
+            unverified: 0,
         }
+    }
+
+    /// The chips.
+    pub(crate) fn chips(&self) -> &[Citation] {
+        &self.chips
+    }
+
+    /// The content of the chip at `chip`, if contents were given.
+    pub(crate) fn content(&self, chip: usize) -> Option<&str> {
+        self.contents
+            .as_ref()
+            .and_then(|contents| contents.get(chip))
+            .map(String::as_str)
+    }
+
+    /// Records that the chip at `chip` is cited at `span`, with `quote` if one is attributed
+    /// to it; returns the event.
+    pub(crate) fn cite(
+        &mut self,
+        chip: usize,
+        span: MarkerSpan,
+        quote: Option<Quote>,
+    ) -> CitationEvent {
+        let first = self.slot[chip].is_none();
+        let slot = *self.slot[chip].get_or_insert(self.cited.len());
+        if first {
+            self.cited.push(Cited {
+                citation: self.chips[chip].clone(),
+                new_index: slot + 1,
+                count: 0,
+                spans: Vec::new(),
+                quotes: Vec::new(),
+            });
+        }
+        let cited = &mut self.cited[slot];
+        cited.count += 1;
+        cited.spans.push(span);
+        if let Some(quote) = quote {
+            if !quote.verified {
+                self.unverified += 1;
+            }
+            cited.quotes.push(quote);
+        }
+        CitationEvent::Cited {
+            index: cited.citation.index,
+            new_index: cited.new_index,
+            first,
+            span,
+        }
+    }
+
+    /// Records a citation that points at nothing; returns the event.
+    pub(crate) fn unknown(&mut self, unknown: UnknownMarker) -> CitationEvent {
+        self.unknown.push(unknown.clone());
+        CitationEvent::Unknown(unknown)
     }
 
     /// The chip with marker number `n` (the first, should two share it).
@@ -179,6 +331,8 @@ impl<'c> Tally<'c> {
     pub(crate) fn record(
         &mut self,
         marker: &Marker,
+        at_utf16: usize,
+        before: &str,
         renumber: bool,
         out: &mut String,
         events: &mut Vec<CitationEvent>,
@@ -186,7 +340,11 @@ impl<'c> Tally<'c> {
         let span = MarkerSpan {
             start: marker.at,
             end: marker.at + marker.text.len(),
+            start_utf16: at_utf16,
+            end_utf16: at_utf16 + utf16_len(&marker.text),
         };
+        // A quote just before the marker is looked for in each chip it cites.
+        let quote = self.contents.as_ref().and(quote_before(before));
         let mut known = true;
         // Chips this marker already cited: `[1, 1]` and `[1, 1-2]` count once.
         let mut seen: Vec<usize> = Vec::new();
@@ -204,34 +362,22 @@ impl<'c> Tally<'c> {
                     continue;
                 }
                 seen.push(chip);
-                let first = self.slot[chip].is_none();
-                let slot = *self.slot[chip].get_or_insert(self.cited.len());
-                if first {
-                    self.cited.push(Cited {
-                        citation: self.chips[chip].clone(),
-                        new_index: slot + 1,
-                        count: 0,
-                        spans: Vec::new(),
-                    });
-                }
-                let cited = &mut self.cited[slot];
-                cited.count += 1;
-                cited.spans.push(span);
-                events.push(CitationEvent::Cited {
-                    index: cited.citation.index,
-                    new_index: cited.new_index,
-                    first,
-                    span,
+                let quote = quote.map(|quote| Quote {
+                    text: quote.to_string(),
+                    verified: self
+                        .content(chip)
+                        .is_some_and(|content| holds(content, quote)),
                 });
+                let event = self.cite(chip, span, quote);
+                events.push(event);
             }
         }
         if !known {
-            let unknown = UnknownMarker {
+            let event = self.unknown(UnknownMarker {
                 marker: marker.text.clone(),
                 at: marker.at,
-            };
-            events.push(CitationEvent::Unknown(unknown.clone()));
-            self.unknown.push(unknown);
+            });
+            events.push(event);
         }
         if renumber {
             self.write_renumbered(marker, out);
@@ -294,6 +440,7 @@ impl<'c> Tally<'c> {
             cited: self.cited,
             unknown: self.unknown,
             answer,
+            unverified: self.unverified,
         }
     }
 }

@@ -4,7 +4,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::markers::{Marker, Scanner, Sink};
+use super::quotes::MAX_QUOTE_BYTES;
 use super::resolve::{MarkerSpan, Resolution, Tally, UnknownMarker};
+use crate::provenance::utf16_len;
 
 /// Something the stream learned about a citation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,6 +86,11 @@ struct StreamSink<'c> {
     streamed: StreamOutput,
     /// With renumbering on, the whole renumbered answer so far, for the resolution.
     answer: Option<String>,
+    /// UTF-16 code units of the original answer so far.
+    utf16: usize,
+    /// The last bytes of the original answer, at most `MAX_QUOTE_BYTES` (more while a chunk
+    /// is read), to find a quote before a marker in.
+    recent: String,
 }
 
 impl Sink for StreamSink<'_> {
@@ -92,18 +99,36 @@ impl Sink for StreamSink<'_> {
         if let Some(answer) = &mut self.answer {
             answer.push_str(text);
         }
+        self.utf16 += utf16_len(text);
+        self.remember(text);
     }
 
     fn marker(&mut self, marker: Marker) {
         let shown = self.streamed.text.len();
         self.tally.record(
             &marker,
+            self.utf16,
+            &self.recent,
             self.renumber,
             &mut self.streamed.text,
             &mut self.streamed.events,
         );
         if let Some(answer) = &mut self.answer {
             answer.push_str(&self.streamed.text[shown..]);
+        }
+        self.utf16 += utf16_len(&marker.text);
+        self.remember(&marker.text);
+    }
+}
+
+impl StreamSink<'_> {
+    /// Keeps the last bytes of the answer, for the quote before the next marker.
+    fn remember(&mut self, text: &str) {
+        self.recent.push_str(text);
+        if self.recent.len() > 2 * MAX_QUOTE_BYTES {
+            let cut = self.recent.len() - MAX_QUOTE_BYTES;
+            let cut = self.recent.ceil_char_boundary(cut);
+            self.recent.drain(..cut);
         }
     }
 }
@@ -117,6 +142,8 @@ impl<'c> CitationStream<'c> {
                 renumber,
                 streamed: StreamOutput::default(),
                 answer: renumber.then(String::new),
+                utf16: 0,
+                recent: String::new(),
             },
         }
     }

@@ -164,6 +164,7 @@ pub struct BlockHead<'a> {
     pub truncated: bool,
     metadata: Option<&'a Metadata>,
     hidden_keys: &'a [String],
+    source_url: Option<&'a str>,
 }
 
 impl<'a> BlockHead<'a> {
@@ -180,7 +181,21 @@ impl<'a> BlockHead<'a> {
             truncated,
             metadata,
             hidden_keys,
+            source_url: None,
         }
+    }
+
+    /// The same head, with the result's source URL, for formats that write it beside the
+    /// title.
+    pub(crate) fn with_source_url(self, source_url: Option<&'a str>) -> Self {
+        BlockHead { source_url, ..self }
+    }
+
+    /// The result's source URL, if any; not yet sanitised. The built-in formats show it only
+    /// as the title when there is no title; a dialect's entries carry it as well.
+    #[must_use]
+    pub fn source_url(&self) -> Option<&'a str> {
+        self.source_url
     }
 
     /// The metadata entries to show, in insertion order, without the keys the assembler was

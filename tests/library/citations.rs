@@ -224,7 +224,7 @@ fn answer_cases() {
         for unknown in &plain.unknown {
             assert!(case.answer[unknown.at..].starts_with(&unknown.marker));
         }
-        let renumbered = resolver.renumber(true).resolve(case.answer);
+        let renumbered = resolver.clone().renumber(true).resolve(case.answer);
         assert_eq!(
             renumbered.answer.as_deref(),
             Some(case.renumbered),
@@ -244,7 +244,22 @@ fn spans_point_at_each_citing_marker() {
     assert_eq!(two.citation.index, 2);
     let spans: Vec<&str> = two.spans.iter().map(|s| &answer[s.start..s.end]).collect();
     assert_eq!(spans, ["[2]", "[1, 2]", "[2]"]);
-    assert_eq!(two.spans[2], MarkerSpan { start: 25, end: 28 });
+    assert_eq!(
+        two.spans[2],
+        MarkerSpan {
+            start: 25,
+            end: 28,
+            start_utf16: 25,
+            end_utf16: 28
+        }
+    );
+    // UTF-16 positions count what precedes in .NET's and JavaScript's units.
+    let answer = "\u{1f600}é [2]";
+    let span = Resolver::for_context(&context).resolve(answer).cited[0].spans[0];
+    assert_eq!(
+        (span.start, span.end, span.start_utf16, span.end_utf16),
+        (7, 10, 4, 7)
+    );
 }
 
 #[test]
@@ -387,7 +402,10 @@ proptest! {
         // Marker spans in the original answer: with renumbering off the shown text is the
         // answer, so no prefix shown may end inside one.
         let spans: Vec<MarkerSpan> = whole.cited.iter().flat_map(|c| c.spans.clone())
-            .chain(whole.unknown.iter().map(|u| MarkerSpan { start: u.at, end: u.at + u.marker.len() }))
+            .chain(whole.unknown.iter().map(|u| (u.at, u.at + u.marker.len())).map(|(start, end)| {
+                let utf16 = |at: usize| answer[..at].encode_utf16().count();
+                MarkerSpan { start, end, start_utf16: utf16(start), end_utf16: utf16(end) }
+            }))
             .collect();
         for chunk in chunks(&answer, &cuts) {
             let streamed = stream.push(&chunk);

@@ -7,6 +7,7 @@ mod boundaries;
 mod budget_gate;
 mod citations;
 mod common;
+mod dialects;
 mod docs;
 mod engines;
 mod follow_up;

@@ -22,7 +22,8 @@ fn cite_lists_cited_chips_and_unknown_markers() {
     let text = "Starter costs 9 EUR [1], up from 8 EUR [3][1]; see `x[2]` and [7].";
     let answer = TempFile::new("answer.txt", text.as_bytes());
     let cited = run(&["cite", report.path(), answer.path()]).json();
-    assert_eq!(keys(&cited), ["cited", "unknown"]);
+    assert_eq!(keys(&cited), ["cited", "unknown", "unverified"]);
+    assert_eq!(cited["unverified"], 0);
     assert_eq!(
         cited["cited"],
         serde_json::json!([
@@ -38,7 +39,10 @@ fn cite_lists_cited_chips_and_unknown_markers() {
     // Renumbered, with the answer from standard input.
     let renumbered =
         run_with_stdin(&["cite", "--renumber", report.path(), "-"], text.as_bytes()).json();
-    assert_eq!(keys(&renumbered), ["answer", "cited", "unknown"]);
+    assert_eq!(
+        keys(&renumbered),
+        ["answer", "cited", "unknown", "unverified"]
+    );
     assert_eq!(
         renumbered["answer"],
         "Starter costs 9 EUR [1], up from 8 EUR [2][1]; see `x[2]` and [7]."
@@ -50,7 +54,10 @@ fn cite_lists_cited_chips_and_unknown_markers() {
     let report_bytes = std::fs::read(report.path()).unwrap();
     let empty = TempFile::new("empty.txt", b"");
     let none = run_with_stdin(&["cite", "-", empty.path()], &report_bytes).json();
-    assert_eq!(none, serde_json::json!({"cited": [], "unknown": []}));
+    assert_eq!(
+        none,
+        serde_json::json!({"cited": [], "unknown": [], "unverified": 0})
+    );
 }
 
 #[test]
@@ -246,4 +253,99 @@ fn sealed_reports_continue_and_changed_ones_do_not() {
         &conversation(1),
     ])
     .bad(&["--seal-key-file", "5 bytes", "at least 16"]);
+}
+
+fn fixture_response(dialect: &str, kind: &str) -> String {
+    format!(
+        "{}/../fixtures/responses/{dialect}.{kind}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// `assemble --dialect` prints the entries; `cite --dialect` reads the API's response back,
+/// whole, as JSON Lines and as server-sent events alike.
+#[test]
+fn dialects_print_entries_and_cite_reads_responses_back() {
+    for dialect in ["anthropic", "anthropic-documents", "cohere"] {
+        let args = ["--budget", "600", "--dialect", dialect];
+        let entries = run(&[&["assemble"][..], &args, &[PRICING]].concat()).json();
+        assert!(
+            entries.as_array().is_some_and(|e| e.len() >= 3),
+            "{dialect}: {entries}"
+        );
+        let report = run(&[&["assemble", "--json"][..], &args, &[PRICING]].concat()).ok();
+        assert!(
+            report.contains(&format!("\"dialect\":\"{dialect}\"")),
+            "{dialect}"
+        );
+        let report = TempFile::new("dialect-report.json", report.as_bytes());
+        let mut first = None;
+        for kind in ["json", "jsonl", "sse"] {
+            let response = fixture_response(dialect, kind);
+            let cited = run(&[&["cite"][..], &args, &[report.path(), &response]].concat()).json();
+            assert_eq!(
+                keys(&cited),
+                ["cited", "text", "unknown", "unverified"],
+                "{dialect}"
+            );
+            assert_eq!(cited["unverified"], 1, "{dialect} {kind}");
+            assert_eq!(
+                cited["cited"][0]["quotes"][0]["verified"], true,
+                "{dialect}"
+            );
+            assert!(cited["cited"][0]["spans"][0]["startUtf16"].is_u64());
+            assert_eq!(
+                *first.get_or_insert_with(|| cited.clone()),
+                cited,
+                "{dialect} {kind}"
+            );
+        }
+        // Read as plain text, or against another dialect: refused, naming what to give.
+        run(&["cite", report.path(), &fixture_response(dialect, "json")])
+            .bad(&[&format!("give --dialect {dialect}")]);
+        let other = if dialect == "cohere" {
+            "anthropic"
+        } else {
+            "cohere"
+        };
+        run(&[
+            "cite",
+            "--dialect",
+            other,
+            report.path(),
+            &fixture_response(dialect, "json"),
+        ])
+        .bad(&["not for --dialect"]);
+        // A response cut off before its end, or not JSON.
+        let sse = std::fs::read_to_string(fixture_response(dialect, "sse")).unwrap();
+        let cut = TempFile::new("cut.sse", &sse.as_bytes()[..sse.len() / 2]);
+        run(&[&["cite"][..], &args, &[report.path(), cut.path()]].concat()).bad(&["cut off"]);
+        let junk = TempFile::new("junk.json", b"{\"type\": \"message\", \"content\": [");
+        run(&[&["cite"][..], &args, &[report.path(), junk.path()]].concat()).bad(&["not JSON"]);
+    }
+    // --cache-control marks the last entry; it needs a dialect.
+    let marked = run(&[
+        "assemble",
+        "--dialect",
+        "anthropic",
+        "--cache-control",
+        PRICING,
+    ])
+    .ok();
+    assert_eq!(
+        marked
+            .matches("\"cache_control\":{\"type\":\"ephemeral\"}")
+            .count(),
+        1
+    );
+    run(&["assemble", "--cache-control", PRICING]).bad(&["--cache-control", "--dialect"]);
+    run(&[
+        "assemble",
+        "--dialect",
+        "anthropic",
+        "--format",
+        "xml",
+        PRICING,
+    ])
+    .bad(&["--format"]);
 }

@@ -17,6 +17,7 @@ use crate::context::{AssembledContext, Omission, OmitReason};
 use crate::error::Error;
 use crate::provenance::Fingerprint;
 use crate::record::MentorRagResult;
+use previous::Previous;
 
 impl Assembler {
     /// Assembles the next turn of a conversation: `previous` is the report of the turn
@@ -76,6 +77,35 @@ impl Assembler {
     }
 }
 
+impl Assembler {
+    /// The content of each block of `context` as the model saw it (cut where its citation is
+    /// cut), in citation order, read back from `context.text`: what a dialect's entries and a
+    /// quote's check are made from. The text is checked as a follow-up turn checks the
+    /// previous report, whether or not it is sealed.
+    ///
+    /// ```
+    /// use mentor_context::{ContextBuilder, MentorRagResult};
+    ///
+    /// let assembler = ContextBuilder::new(300).build()?;
+    /// let results = [MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9)];
+    /// let context = assembler.assemble(&results);
+    /// assert_eq!(assembler.contents(&context)?, ["Plan B costs 12 EUR."]);
+    /// # Ok::<(), mentor_context::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::PreviousTurnMismatch`] when `context` was not written by an assembler like
+    /// this one, as for [`assemble_follow_up`](Self::assemble_follow_up).
+    pub fn contents(&self, context: &AssembledContext<'_>) -> Result<Vec<String>, Error> {
+        let Inner { config, frame } = &*self.inner;
+        match Assembly::new(config, frame).read_previous(context, true)? {
+            Previous::Empty => Ok(Vec::new()),
+            Previous::Blocks { contents, .. } => Ok(contents),
+        }
+    }
+}
+
 impl<'r> Assembly<'_, 'r> {
     /// A follow-up turn after `previous`; see [`Assembler::assemble_follow_up`].
     pub(super) fn run_follow_up(
@@ -84,60 +114,14 @@ impl<'r> Assembly<'_, 'r> {
         results: &'r [MentorRagResult],
     ) -> Result<(AssembledContext<'r>, AssemblyStats), Error> {
         let frame = self.frame;
-        let name = self.config.tokenizer.name();
-        if previous.encoding != name {
-            return Err(mismatch(format!(
-                "it was counted with {}, this assembler counts with {name}",
-                previous.encoding
-            )));
-        }
-        let earlier = &previous.citations;
-        if let Some((n, chip)) = earlier
-            .iter()
-            .enumerate()
-            .find(|(n, chip)| chip.index != n + 1)
-        {
-            return Err(mismatch(format!(
-                "chip {} is numbered {}; chips must be numbered 1..n",
-                n + 1,
-                chip.index
-            )));
-        }
-        let sealed = match &self.config.seal_key {
-            Some(key) => {
-                key.verify(previous)
-                    .map_err(|problem| mismatch(problem.to_string()))?;
-                true
-            }
-            None => false,
+        let sealed = self.config.seal_key.is_some();
+        // A sealed report is proven to be ours; any other is read back block by block.
+        let prefix = match self.read_previous(previous, !sealed)? {
+            Previous::Empty => return Ok(self.run(results)),
+            Previous::Blocks { prefix, .. } => prefix,
         };
         let old = previous.text.as_str();
-        if earlier.is_empty() {
-            // No blocks: the text was the header alone (or nothing), which a new assembly
-            // starts with anyway.
-            if !old.is_empty() && old != self.config.header {
-                return Err(mismatch(
-                    "it has no blocks, yet its text is not this header".to_string(),
-                ));
-            }
-            return Ok(self.run(results));
-        }
-        let prefix = old
-            .strip_suffix(frame.close.as_str())
-            .ok_or_else(|| mismatch("its text does not end with this format's closing".into()))?;
-        if !prefix
-            .strip_prefix(self.config.header.as_str())
-            .is_some_and(|rest| rest.starts_with(frame.open.as_str()))
-        {
-            return Err(mismatch(
-                "its text does not start with this header and format's opening".into(),
-            ));
-        }
-        // A sealed report is proven to be ours; any other is read back block by block.
-        if !sealed {
-            let blocks = &prefix[self.config.header.len() + frame.open.len()..];
-            self.check_blocks(earlier, blocks)?;
-        }
+        let earlier = &previous.citations;
         // The report's own count is not trusted: the text is counted again, in bounded calls.
         let uncountable = || mismatch("its text has a stretch too long to count".to_string());
         let old_tokens = self.meter.count(old).ok_or_else(uncountable)?;

@@ -12,20 +12,107 @@ use std::collections::{HashMap, HashSet};
 use super::mismatch;
 use crate::assembler::head::write_head;
 use crate::assembler::placing::Assembly;
-use crate::context::Citation;
+use crate::context::{AssembledContext, Citation};
+use crate::dialects::Dialect;
 use crate::error::Error;
 use crate::format::BlockHead;
 use crate::provenance::{Fingerprint, utf16_len};
 use crate::record::{MentorRagResult, Metadata};
 
+/// A previous report, checked.
+pub(super) enum Previous<'t> {
+    /// It has no blocks: a new assembly starts as it did.
+    Empty,
+    /// Its text up to the closing, and each block's content if it was read back.
+    Blocks {
+        prefix: &'t str,
+        contents: Vec<String>,
+    },
+}
+
 impl Assembly<'_, '_> {
+    /// Checks that `previous` was written by an assembler like this one: its encoding and
+    /// dialect, its citations numbered 1..n, its seal if this assembler has a key, its header,
+    /// opening and closing, and, with `read_back`, each block, whose content it returns.
+    pub(super) fn read_previous<'t>(
+        &self,
+        previous: &'t AssembledContext<'_>,
+        read_back: bool,
+    ) -> Result<Previous<'t>, Error> {
+        let name = self.config.tokenizer.name();
+        if previous.encoding != name {
+            return Err(mismatch(format!(
+                "it was counted with {}, this assembler counts with {name}",
+                previous.encoding
+            )));
+        }
+        if previous.dialect != self.config.dialect {
+            let name = |dialect: Option<Dialect>| {
+                dialect.map_or("text".to_string(), |d| format!("the {d} dialect"))
+            };
+            return Err(mismatch(format!(
+                "it was assembled for {}, this assembler writes {}",
+                name(previous.dialect),
+                name(self.config.dialect)
+            )));
+        }
+        let earlier = &previous.citations;
+        if let Some((n, chip)) = earlier
+            .iter()
+            .enumerate()
+            .find(|(n, chip)| chip.index != n + 1)
+        {
+            return Err(mismatch(format!(
+                "chip {} is numbered {}; chips must be numbered 1..n",
+                n + 1,
+                chip.index
+            )));
+        }
+        if let Some(key) = &self.config.seal_key {
+            key.verify(previous)
+                .map_err(|problem| mismatch(problem.to_string()))?;
+        }
+        let old = previous.text.as_str();
+        let (header, frame) = (self.config.header.as_str(), self.frame);
+        if earlier.is_empty() {
+            // No blocks: the text was the header alone (or nothing), which a new assembly
+            // starts with anyway.
+            if !old.is_empty() && old != header {
+                return Err(mismatch(
+                    "it has no blocks, yet its text is not this header".to_string(),
+                ));
+            }
+            return Ok(Previous::Empty);
+        }
+        let prefix = old
+            .strip_suffix(frame.close.as_str())
+            .ok_or_else(|| mismatch("its text does not end with this format's closing".into()))?;
+        if !prefix
+            .strip_prefix(header)
+            .is_some_and(|rest| rest.starts_with(frame.open.as_str()))
+        {
+            return Err(mismatch(
+                "its text does not start with this header and format's opening".into(),
+            ));
+        }
+        let contents = if read_back {
+            self.check_blocks(earlier, &prefix[header.len() + frame.open.len()..])?
+        } else {
+            Vec::new()
+        };
+        Ok(Previous::Blocks { prefix, contents })
+    }
+
     /// Checks that `blocks`, the previous text between the opening and the closing, is
-    /// exactly the blocks this assembler writes for `citations`.
-    pub(super) fn check_blocks(&self, citations: &[Citation], blocks: &str) -> Result<(), Error> {
+    /// exactly the blocks this assembler writes for `citations`, and returns their contents.
+    fn check_blocks(&self, citations: &[Citation], blocks: &str) -> Result<Vec<String>, Error> {
         let mut at = 0;
+        let mut contents = Vec::with_capacity(citations.len());
         for citation in citations {
             at += self.check_head(citation, &blocks[at..])?;
-            at += self.check_body(citation, &blocks[at..])?;
+            let (len, content) = self.check_body(citation, &blocks[at..])?;
+            at += len;
+            contents.push(content);
         }
         if at != blocks.len() {
             return Err(mismatch(format!(
@@ -33,7 +120,7 @@ impl Assembly<'_, '_> {
                 citations.len()
             )));
         }
-        Ok(())
+        Ok(contents)
     }
 
     /// Checks that `rest` starts with the head of `citation`, and returns the head's length.
@@ -86,7 +173,8 @@ impl Assembly<'_, '_> {
         let head_lines = |entries: Option<&Metadata>| -> Vec<String> {
             let mut head = String::new();
             format.head(
-                &BlockHead::new(n, title, truncated, entries, &[]),
+                &BlockHead::new(n, title, truncated, entries, &[])
+                    .with_source_url(result.source_url.as_deref()),
                 &mut head,
             );
             head.lines().map(str::to_string).collect()
@@ -145,8 +233,8 @@ impl Assembly<'_, '_> {
     }
 
     /// Checks that `rest` starts with a body this format writes, holding the content its
-    /// citation describes, and returns the body's length.
-    fn check_body(&self, citation: &Citation, rest: &str) -> Result<usize, Error> {
+    /// citation describes, and returns the body's length and the content.
+    fn check_body(&self, citation: &Citation, rest: &str) -> Result<(usize, String), Error> {
         let n = citation.index;
         let format = &*self.config.format;
         let Some((content, len)) = format.read_body(rest, citation.truncated) else {
@@ -169,7 +257,7 @@ impl Assembly<'_, '_> {
             }
             framed = true;
             if describes(citation, candidate) {
-                return Ok(len);
+                return Ok((len, candidate.to_string()));
             }
         }
         Err(mismatch(if framed {

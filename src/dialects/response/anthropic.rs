@@ -1,0 +1,273 @@
+//! Anthropic Messages responses: text blocks carrying `search_result_location` or
+//! `char_location` citations, whole or streamed (`content_block_start`,
+//! `content_block_delta` with `text_delta` and `citations_delta`, `content_block_stop`,
+//! `message_stop`). Shapes from anthropic-sdk-python `src/anthropic/types/`.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::{ResponseStream, index, problem};
+use crate::citations::{CitationEvent, Quote, StreamOutput};
+use crate::dialects::Dialect;
+use crate::error::Error;
+
+/// The content blocks of a streamed message that have started and not stopped.
+#[derive(Debug, Default)]
+pub(super) struct Blocks {
+    open: HashMap<usize, Block>,
+}
+
+#[derive(Debug)]
+struct Block {
+    /// Where its text starts in the answer, in bytes.
+    start: usize,
+    /// Whether it is a text block (others, such as thinking, add nothing to the answer).
+    text: bool,
+    /// Its citations, and where each came from, settled when it stops.
+    citations: Vec<(Value, String)>,
+}
+
+/// Where a citation points inside its entry.
+enum Range {
+    /// `content[start..end]` of a search result.
+    Blocks(usize, usize),
+    /// Characters `start..end` of a document's text.
+    Chars(usize, usize),
+}
+
+impl ResponseStream<'_> {
+    pub(super) fn anthropic_event(
+        &mut self,
+        event: &Value,
+        out: &mut StreamOutput,
+    ) -> Result<(), Error> {
+        let place = format!("event {}", self.events);
+        let kind = event
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        match kind {
+            "content_block_start" => {
+                let at = index(event, "index", &place)?;
+                let block = event
+                    .get("content_block")
+                    .ok_or_else(|| problem(format!("{place}: no content_block")))?;
+                let text = block.get("type").and_then(Value::as_str) == Some("text");
+                let mut started = Block {
+                    start: self.answer.len(),
+                    text,
+                    citations: Vec::new(),
+                };
+                if text {
+                    if let Some(initial) = block.get("text").and_then(Value::as_str) {
+                        self.append(initial, out);
+                    }
+                    for citation in block
+                        .get("citations")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                    {
+                        started.citations.push((citation.clone(), place.clone()));
+                    }
+                }
+                self.anthropic.open.insert(at, started);
+            }
+            "content_block_delta" => {
+                let at = index(event, "index", &place)?;
+                let delta = event
+                    .get("delta")
+                    .ok_or_else(|| problem(format!("{place}: no delta")))?;
+                let Some(block) = self.anthropic.open.get_mut(&at) else {
+                    return Err(problem(format!(
+                        "{place}: a delta for content block {at}, which never started"
+                    )));
+                };
+                match delta.get("type").and_then(Value::as_str) {
+                    Some("text_delta") if block.text => {
+                        let text = delta.get("text").and_then(Value::as_str).ok_or_else(|| {
+                            problem(format!("{place}: a text_delta without text"))
+                        })?;
+                        self.append(text, out);
+                    }
+                    Some("citations_delta") => {
+                        let citation = delta.get("citation").ok_or_else(|| {
+                            problem(format!("{place}: a citations_delta without citation"))
+                        })?;
+                        block.citations.push((citation.clone(), place));
+                    }
+                    // Thinking, tool input and signatures are no part of the answer.
+                    _ => {}
+                }
+            }
+            "content_block_stop" => {
+                let at = index(event, "index", &place)?;
+                if let Some(block) = self.anthropic.open.remove(&at)
+                    && block.text
+                {
+                    let end = self.answer.len();
+                    for (citation, from) in block.citations {
+                        self.anthropic_citation(
+                            &citation,
+                            block.start,
+                            end,
+                            &from,
+                            &mut out.events,
+                        )?;
+                    }
+                }
+            }
+            "message_stop" => self.ended = true,
+            "error" => {
+                let error = event.get("error").cloned().unwrap_or(Value::Null);
+                return Err(problem(format!(
+                    "{place}: the stream reports an error: {error}"
+                )));
+            }
+            // message_start, message_delta, ping, and what later versions add.
+            _ => {}
+        }
+        Ok(())
+    }
+
+    pub(super) fn anthropic_message(
+        &mut self,
+        message: &Value,
+        out: &mut StreamOutput,
+    ) -> Result<(), Error> {
+        let content = message
+            .get("content")
+            .and_then(Value::as_array)
+            .ok_or_else(|| problem("the message has no content array".to_string()))?;
+        for (i, block) in content.iter().enumerate() {
+            if block.get("type").and_then(Value::as_str) != Some("text") {
+                continue;
+            }
+            let start = self.answer.len();
+            let text = block
+                .get("text")
+                .and_then(Value::as_str)
+                .ok_or_else(|| problem(format!("content[{i}]: a text block without text")))?;
+            self.append(text, out);
+            let end = self.answer.len();
+            for (j, citation) in block
+                .get("citations")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .enumerate()
+            {
+                let place = format!("content[{i}].citations[{j}]");
+                self.anthropic_citation(citation, start, end, &place, &mut out.events)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Settles `citation`, attached to the text at answer bytes `start..end`.
+    fn anthropic_citation(
+        &mut self,
+        citation: &Value,
+        start: usize,
+        end: usize,
+        place: &str,
+        events: &mut Vec<CitationEvent>,
+    ) -> Result<(), Error> {
+        let kind = citation
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let (field, title_field, range) = match (kind, self.dialect) {
+            ("search_result_location", Dialect::Anthropic) => {
+                let (from, to) = ordered(citation, "start_block_index", "end_block_index", place)?;
+                ("search_result_index", "title", Range::Blocks(from, to))
+            }
+            ("char_location", Dialect::AnthropicDocuments) => {
+                let (from, to) = ordered(citation, "start_char_index", "end_char_index", place)?;
+                ("document_index", "document_title", Range::Chars(from, to))
+            }
+            (kind, dialect) => {
+                return Err(problem(format!(
+                    "{place}: a {kind:?} citation, but the report was assembled for the \
+                     {dialect} dialect"
+                )));
+            }
+        };
+        let entry = index(citation, field, place)?;
+        let cited_text = citation
+            .get("cited_text")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if entry >= self.tally.chips().len() {
+            self.unknown(format!("{field} {entry}"), start, events);
+            return Ok(());
+        }
+        if let Some(title) = citation.get(title_field).and_then(Value::as_str)
+            && !self.title_agrees(entry, title)
+        {
+            self.unknown(format!("{field} {entry} titled {title:?}"), start, events);
+            return Ok(());
+        }
+        let verified = self.cited_text_found(entry, &range, cited_text);
+        let quote = Quote {
+            text: cited_text.to_string(),
+            verified,
+        };
+        let span = self.span(start, end);
+        self.cite(entry, span, quote, events);
+        Ok(())
+    }
+
+    /// Whether `cited_text` is in entry `entry` as sent, within `range`; with no entries to
+    /// look in, it is not verified.
+    fn cited_text_found(&self, entry: usize, range: &Range, cited_text: &str) -> bool {
+        let Some(sent) = self.entries.as_ref().and_then(|entries| entries.get(entry)) else {
+            return false;
+        };
+        let within = match *range {
+            Range::Blocks(from, to) => {
+                let blocks = sent.text_blocks();
+                if to > blocks.len() {
+                    return false;
+                }
+                blocks[from..to].join("\n")
+            }
+            Range::Chars(from, to) => {
+                let data = sent.document_text().unwrap_or_default();
+                match (
+                    super::place::char_to_byte(data, from),
+                    super::place::char_to_byte(data, to),
+                ) {
+                    (Some(from), Some(to)) => data[from..to].to_string(),
+                    _ => return false,
+                }
+            }
+        };
+        holds_ignoring_space(&within, cited_text)
+    }
+}
+
+/// Fields `from` and `to` of `citation`, which must not be reversed.
+fn ordered(citation: &Value, from: &str, to: &str, place: &str) -> Result<(usize, usize), Error> {
+    let (start, end) = (index(citation, from, place)?, index(citation, to, place)?);
+    if end < start {
+        return Err(problem(format!(
+            "{place}: {to} {end} is before {from} {start}"
+        )));
+    }
+    Ok((start, end))
+}
+
+/// Whether `text` holds `quote`, whitespace aside: a quote of several blocks is their texts
+/// joined, and how they are joined is the provider's.
+fn holds_ignoring_space(text: &str, quote: &str) -> bool {
+    let squeeze = |s: &str| -> String {
+        crate::citations::normalize(s)
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect()
+    };
+    let quote = squeeze(quote);
+    !quote.is_empty() && squeeze(text).contains(&quote)
+}

@@ -1,0 +1,190 @@
+//! Cohere v2 chat responses: `message.content` text and `message.citations`, whole or
+//! streamed (`content-delta`, `citation-start`, `message-end`). Shapes from cohere-python
+//! `src/cohere/types/` (`document.py`, `citation.py`, `source.py`, `citation_start_event.py`)
+//! and `src/cohere/v2/types/v2chat_stream_response.py`.
+
+use serde_json::Value;
+
+use super::place::{char_to_byte, utf16_to_byte};
+use super::{ResponseStream, index, problem};
+use crate::citations::{CitationEvent, Quote, StreamOutput};
+use crate::error::Error;
+
+/// Citations read whose text has not all arrived yet.
+#[derive(Debug, Default)]
+pub(super) struct Pending {
+    citations: Vec<(usize, usize, Value, String)>,
+}
+
+impl ResponseStream<'_> {
+    pub(super) fn cohere_event(
+        &mut self,
+        event: &Value,
+        out: &mut StreamOutput,
+    ) -> Result<(), Error> {
+        let place = format!("event {}", self.events);
+        match event
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+        {
+            "content-delta" => {
+                if let Some(text) = event
+                    .pointer("/delta/message/content/text")
+                    .and_then(Value::as_str)
+                {
+                    self.append(text, out);
+                }
+                self.settle_cohere(&mut out.events, false);
+            }
+            "citation-start" => {
+                let citation = event.pointer("/delta/message/citations").ok_or_else(|| {
+                    problem(format!("{place}: a citation-start without citations"))
+                })?;
+                let (start, end) = bounds(citation, &place)?;
+                self.cohere
+                    .citations
+                    .push((start, end, citation.clone(), place));
+                self.settle_cohere(&mut out.events, false);
+            }
+            "message-end" => self.ended = true,
+            // message-start, content-start and -end, citation-end, tool plans and calls,
+            // debug, and what later versions add.
+            _ => {}
+        }
+        Ok(())
+    }
+
+    pub(super) fn cohere_message(
+        &mut self,
+        response: &Value,
+        out: &mut StreamOutput,
+    ) -> Result<(), Error> {
+        let message = response
+            .get("message")
+            .ok_or_else(|| problem("the response has no message".to_string()))?;
+        for item in message
+            .get("content")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if item.get("type").and_then(Value::as_str) == Some("text")
+                && let Some(text) = item.get("text").and_then(Value::as_str)
+            {
+                self.append(text, out);
+            }
+        }
+        for (i, citation) in message
+            .get("citations")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let place = format!("message.citations[{i}]");
+            let (start, end) = bounds(citation, &place)?;
+            self.cohere_citation(start, end, citation, &mut out.events);
+        }
+        Ok(())
+    }
+
+    /// Settles the pending citations whose text has arrived (all of them at the end).
+    pub(super) fn settle_cohere(&mut self, events: &mut Vec<CitationEvent>, at_end: bool) {
+        let arrived = self.answer.chars().count();
+        let pending = std::mem::take(&mut self.cohere.citations);
+        for (start, end, citation, place) in pending {
+            if at_end || end <= arrived {
+                self.cohere_citation(start, end, &citation, events);
+            } else {
+                self.cohere.citations.push((start, end, citation, place));
+            }
+        }
+    }
+
+    /// Settles a citation of answer characters `start..end`. Cohere's documents count
+    /// characters; the span is read as characters, else as UTF-16 units, else as bytes,
+    /// whichever makes it the citation's `text`, which is then verified.
+    fn cohere_citation(
+        &mut self,
+        start: usize,
+        end: usize,
+        citation: &Value,
+        events: &mut Vec<CitationEvent>,
+    ) {
+        let text = citation
+            .get("text")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let answer = self.answer.as_str();
+        let as_bytes = |s: usize, e: usize| {
+            (answer.is_char_boundary(s.min(answer.len())) && e <= answer.len()).then_some((s, e))
+        };
+        let readings = [
+            char_to_byte(answer, start).zip(char_to_byte(answer, end)),
+            utf16_to_byte(answer, start).zip(utf16_to_byte(answer, end)),
+            as_bytes(start, end).filter(|&(_, e)| answer.is_char_boundary(e)),
+        ];
+        let found = readings
+            .iter()
+            .flatten()
+            .find(|&&(s, e)| &answer[s..e] == text)
+            .copied();
+        let ((from, to), verified) = match found {
+            Some(span) => (span, !text.is_empty()),
+            None => {
+                let clamp = |n: usize| char_to_byte(answer, n).unwrap_or(answer.len());
+                ((clamp(start), clamp(end)), false)
+            }
+        };
+        let span = self.span(from, to);
+        let sources = citation
+            .get("sources")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        if sources.is_empty() {
+            self.unknown("a citation of no source".to_string(), from, events);
+        }
+        for source in sources {
+            let kind = source
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("document");
+            let id = source.get("id").and_then(Value::as_str).unwrap_or_default();
+            let entry = id
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| kind == "document" && n >= 1 && n <= self.tally.chips().len());
+            let Some(n) = entry else {
+                self.unknown(format!("{kind} id {id:?}"), from, events);
+                continue;
+            };
+            if let Some(title) = source.pointer("/document/title").and_then(Value::as_str)
+                && !self.title_agrees(n - 1, title)
+            {
+                self.unknown(format!("document id {id:?} titled {title:?}"), from, events);
+                continue;
+            }
+            let quote = Quote {
+                text: text.to_string(),
+                verified,
+            };
+            self.cite(n - 1, span, quote, events);
+        }
+    }
+}
+
+/// The `start` and `end` of `citation`, which must not be reversed.
+fn bounds(citation: &Value, place: &str) -> Result<(usize, usize), Error> {
+    let (start, end) = (
+        index(citation, "start", place)?,
+        index(citation, "end", place)?,
+    );
+    if end < start {
+        return Err(problem(format!(
+            "{place}: end {end} is before start {start}"
+        )));
+    }
+    Ok((start, end))
+}

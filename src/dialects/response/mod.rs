@@ -1,0 +1,278 @@
+//! Reading a model API's response against a report: the whole message, or its stream of
+//! events one at a time, as JSON Lines or server-sent events.
+//!
+//! Both ways end in the same [`Resolution`] as an answer with `[n]` markers. The answer's text
+//! is the response's text blocks in order; each citation's place is the stretch of that text
+//! it marks (Anthropic: the text block it is attached to; Cohere: its `start..end`), in bytes
+//! and in UTF-16 code units. `anthropic.rs` and `cohere.rs` read each dialect's shapes;
+//! `sse.rs` splits server-sent events; `place.rs` turns character offsets into byte offsets.
+
+mod anthropic;
+mod cohere;
+mod place;
+mod sse;
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::{Dialect, Entry};
+use crate::citations::{
+    CitationEvent, MarkerSpan, Quote, Resolution, Resolver, StreamOutput, Tally, UnknownMarker,
+};
+use crate::error::Error;
+use crate::provenance::utf16_len;
+use sse::SseLines;
+
+/// A model API's response read event by event; made by
+/// [`Resolver::response_stream`](crate::citations::Resolver::response_stream).
+///
+/// Each event gives the text to show (the answer's text deltas) and the citation events it
+/// settled. An Anthropic citation is settled when its text block ends (its place is the
+/// block), a Cohere citation when the text it marks has arrived. Whatever the chunking,
+/// the text put together, the events and the [`Resolution`] are those of
+/// [`Resolver::response`] on the whole.
+#[derive(Debug)]
+pub struct ResponseStream<'c> {
+    dialect: Dialect,
+    tally: Tally<'c>,
+    entries: Option<Cow<'c, [Entry]>>,
+    /// The answer's text so far.
+    answer: String,
+    /// Its length in UTF-16 code units.
+    answer_utf16: usize,
+    anthropic: anthropic::Blocks,
+    cohere: cohere::Pending,
+    sse: SseLines,
+    /// The events read, for messages that name one.
+    events: usize,
+    /// The stream's last event (`message_stop`, `message-end`) was read.
+    ended: bool,
+}
+
+impl<'c> Resolver<'c> {
+    /// Reads a whole response of the report's dialect: the message JSON, a JSON Lines file
+    /// of its stream's events, or the raw server-sent-events text.
+    ///
+    /// ```
+    /// use mentor_context::citations::Resolver;
+    /// use mentor_context::dialects::Dialect;
+    /// use mentor_context::{ContextBuilder, MentorRagResult};
+    ///
+    /// let assembler = ContextBuilder::new(500).dialect(Dialect::Cohere).build()?;
+    /// let results = [MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9)];
+    /// let context = assembler.assemble(&results);
+    /// let response = r#"{"message": {"content": [{"type": "text", "text": "It costs 12 EUR."}],
+    ///     "citations": [{"start": 9, "end": 15, "text": "12 EUR",
+    ///                    "sources": [{"type": "document", "id": "1"}]}]}}"#;
+    /// let resolution = Resolver::for_context(&context).response(response)?;
+    /// assert_eq!(resolution.cited[0].citation.index, 1);
+    /// assert!(resolution.cited[0].quotes[0].verified);
+    /// # Ok::<(), mentor_context::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Response`], naming the place: the report was not assembled in a dialect, the
+    /// response is not JSON or not of this dialect's shape, an event stream ends before its
+    /// last event, or a citation has negative or reversed indices.
+    pub fn response(&self, response: &str) -> Result<Resolution, Error> {
+        let mut stream = self.response_stream()?;
+        let trimmed = response.trim_start();
+        if trimmed.starts_with("event:") || trimmed.starts_with("data:") || trimmed.starts_with(':')
+        {
+            let _ = stream.push_sse(response)?;
+            return Ok(stream.finish()?.1);
+        }
+        match serde_json::from_str::<Value>(response) {
+            Ok(message) if !is_event(&message) => {
+                stream.whole(&message)?;
+                stream.ended = true;
+            }
+            // One event, or one per line.
+            _ => {
+                for (line, text) in response.lines().enumerate() {
+                    if text.trim().is_empty() {
+                        continue;
+                    }
+                    let event = serde_json::from_str(text)
+                        .map_err(|err| problem(format!("line {}: not JSON ({err})", line + 1)))?;
+                    let _ = stream.event(&event)?;
+                }
+            }
+        }
+        Ok(stream.finish()?.1)
+    }
+
+    /// A reader for a streamed response of the report's dialect, event by event.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Response`] when the report was not assembled in a dialect.
+    pub fn response_stream(&self) -> Result<ResponseStream<'c>, Error> {
+        Ok(ResponseStream {
+            dialect: self.response_dialect()?,
+            tally: self.tally(),
+            entries: self.sent_entries(),
+            answer: String::new(),
+            answer_utf16: 0,
+            anthropic: anthropic::Blocks::default(),
+            cohere: cohere::Pending::default(),
+            sse: SseLines::default(),
+            events: 0,
+            ended: false,
+        })
+    }
+}
+
+impl<'c> ResponseStream<'c> {
+    /// Reads one event of the stream, as JSON (a line of JSON Lines, or the `data` of a
+    /// server-sent event).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Response`] when the event is not JSON or not of this dialect's shape, or its
+    /// citation has negative or reversed indices.
+    pub fn push_event(&mut self, event: &str) -> Result<StreamOutput, Error> {
+        let parsed: Value = serde_json::from_str(event)
+            .map_err(|err| problem(format!("event {}: not JSON ({err})", self.events + 1)))?;
+        self.event(&parsed)
+    }
+
+    /// Reads a chunk of the raw server-sent-events text, as it comes off the wire: events
+    /// are read as their blank line arrives.
+    ///
+    /// # Errors
+    ///
+    /// As [`push_event`](Self::push_event), for each event completed in `chunk`.
+    pub fn push_sse(&mut self, chunk: &str) -> Result<StreamOutput, Error> {
+        let mut out = StreamOutput::default();
+        for data in self.sse.feed(chunk) {
+            let more = self.push_event(&data)?;
+            out.text.push_str(&more.text);
+            out.events.extend(more.events);
+        }
+        Ok(out)
+    }
+
+    /// The stream is over: returns what is left to show and the resolution.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Response`] when the stream was cut off: its last event never came, or the
+    /// server-sent events end in the middle of one.
+    pub fn finish(mut self) -> Result<(StreamOutput, Resolution), Error> {
+        if self.sse.has_partial_event() {
+            return Err(problem(format!(
+                "the event stream is cut off in the middle of event {}",
+                self.events + 1
+            )));
+        }
+        if !self.ended {
+            let last = match self.dialect {
+                Dialect::Cohere => "message-end",
+                _ => "message_stop",
+            };
+            return Err(problem(format!(
+                "the event stream is cut off after {} events, before {last}",
+                self.events
+            )));
+        }
+        let mut out = StreamOutput::default();
+        self.settle_cohere(&mut out.events, true);
+        Ok((out, self.tally.into_resolution(Some(self.answer))))
+    }
+
+    fn event(&mut self, event: &Value) -> Result<StreamOutput, Error> {
+        self.events += 1;
+        let mut out = StreamOutput::default();
+        match self.dialect {
+            Dialect::Cohere => self.cohere_event(event, &mut out)?,
+            _ => self.anthropic_event(event, &mut out)?,
+        }
+        Ok(out)
+    }
+
+    fn whole(&mut self, message: &Value) -> Result<(), Error> {
+        let mut out = StreamOutput::default();
+        match self.dialect {
+            Dialect::Cohere => self.cohere_message(message, &mut out),
+            _ => self.anthropic_message(message, &mut out),
+        }
+    }
+
+    /// Appends `text` to the answer, and to what is shown.
+    fn append(&mut self, text: &str, out: &mut StreamOutput) {
+        self.answer.push_str(text);
+        self.answer_utf16 += utf16_len(text);
+        out.text.push_str(text);
+    }
+
+    /// The place of answer bytes `start..end` (on character boundaries).
+    fn span(&self, start: usize, end: usize) -> MarkerSpan {
+        MarkerSpan {
+            start,
+            end,
+            start_utf16: utf16_len(&self.answer[..start]),
+            end_utf16: utf16_len(&self.answer[..end]),
+        }
+    }
+
+    /// Records that the entry at `chip` is cited at `span`, with `quote`.
+    fn cite(
+        &mut self,
+        chip: usize,
+        span: MarkerSpan,
+        quote: Quote,
+        events: &mut Vec<CitationEvent>,
+    ) {
+        events.push(self.tally.cite(chip, span, Some(quote)));
+    }
+
+    /// Whether `title`, as a citation gives it, is the title entry `entry` was sent with.
+    fn title_agrees(&self, entry: usize, title: &str) -> bool {
+        let sent = self
+            .entries
+            .as_ref()
+            .and_then(|entries| entries.get(entry))
+            .and_then(Entry::title);
+        let chip = self.tally.chips()[entry].title.as_deref();
+        sent == Some(title) || chip == Some(title) || (sent.is_none() && chip.is_none())
+    }
+
+    /// Records a citation that points at no entry.
+    fn unknown(&mut self, what: String, at: usize, events: &mut Vec<CitationEvent>) {
+        events.push(self.tally.unknown(UnknownMarker { marker: what, at }));
+    }
+}
+
+/// Whether `value` is one event of a stream rather than a whole message.
+fn is_event(value: &Value) -> bool {
+    let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
+    !matches!(kind, "message" | "") || value.get("delta").is_some()
+}
+
+fn problem(problem: String) -> Error {
+    Error::Response { problem }
+}
+
+/// The whole number at `field` of `value`, named by `place` in an error.
+fn index(value: &Value, field: &str, place: &str) -> Result<usize, Error> {
+    match value.get(field) {
+        Some(Value::Number(n)) => match n.as_u64() {
+            Some(n) => {
+                usize::try_from(n).map_err(|_| problem(format!("{place}.{field}: too large")))
+            }
+            None if n.as_i64().is_some_and(|n| n < 0) => {
+                Err(problem(format!("{place}.{field}: {n} is negative")))
+            }
+            None => Err(problem(format!(
+                "{place}.{field}: {n} is not a whole number"
+            ))),
+        },
+        Some(other) => Err(problem(format!(
+            "{place}.{field}: expected a number, found {other}"
+        ))),
+        None => Err(problem(format!("{place}: no {field}"))),
+    }
+}

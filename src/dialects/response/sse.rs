@@ -1,0 +1,62 @@
+//! Server-sent events, split as they arrive: `data:` lines gathered until a blank line.
+
+/// The lines of a server-sent-events stream read so far.
+#[derive(Debug, Default)]
+pub(super) struct SseLines {
+    /// The start of a line whose end has not arrived.
+    partial: String,
+    /// The `data` of the event being read.
+    data: Vec<String>,
+}
+
+impl SseLines {
+    /// Reads `chunk`; returns the `data` of each event it completes.
+    pub(super) fn feed(&mut self, chunk: &str) -> Vec<String> {
+        let mut events = Vec::new();
+        self.partial.push_str(chunk);
+        while let Some(end) = self.partial.find('\n') {
+            let line: String = self.partial.drain(..=end).collect();
+            let line = line.trim_end_matches(['\n', '\r']);
+            if line.is_empty() {
+                if !self.data.is_empty() {
+                    events.push(std::mem::take(&mut self.data).join("\n"));
+                }
+            } else if let Some(data) = line.strip_prefix("data:") {
+                let data = data.strip_prefix(' ').unwrap_or(data);
+                // OpenAI-style end marker: not an event.
+                if data != "[DONE]" {
+                    self.data.push(data.to_string());
+                }
+            }
+            // `event:`, `id:`, `retry:` and `:` comments say nothing the data does not.
+        }
+        events
+    }
+
+    /// Whether an event was begun and not ended by its blank line.
+    pub(super) fn has_partial_event(&self) -> bool {
+        !self.data.is_empty() || self.partial.trim_start().starts_with("data:")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_end_at_blank_lines_in_any_chunking() {
+        let text = "event: a\ndata: {\"x\":1}\n\n: comment\ndata: {\"y\":\ndata: 2}\r\n\r\n";
+        let whole = SseLines::default().feed(text);
+        assert_eq!(whole, ["{\"x\":1}", "{\"y\":\n2}"]);
+        for split in 0..=text.len() {
+            let mut lines = SseLines::default();
+            let mut events = lines.feed(&text[..split]);
+            events.extend(lines.feed(&text[split..]));
+            assert_eq!(events, whole, "split at {split}");
+            assert!(!lines.has_partial_event());
+        }
+        let mut cut = SseLines::default();
+        assert!(cut.feed("data: {\"x\":").is_empty());
+        assert!(cut.has_partial_event());
+    }
+}
