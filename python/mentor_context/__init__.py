@@ -18,6 +18,12 @@ The report has the keys of ``mentor-context assemble --json``. Adapters for Llam
 LangChain are in ``mentor_context.llama_index`` and ``mentor_context.langchain``.
 """
 
-from ._native import Assembler, MentorContextError, __version__, resolve_citations
+from ._native import (
+    Assembler,
+    MentorContextError,
+    ResponseStream,
+    __version__,
+    resolve_citations,
+)
 
-__all__ = ["Assembler", "MentorContextError", "resolve_citations", "__version__"]
+__all__ = ["Assembler", "MentorContextError", "ResponseStream", "resolve_citations", "__version__"]

@@ -52,16 +52,30 @@ class Report(_ReportBase, total=False):
     window: dict[str, Any]
     headroom: int
     seal: str
+    dialect: Literal["anthropic", "anthropic-documents", "cohere"]
 
 class Span(TypedDict):
+    """Python string indices ``start:end``, and the same in UTF-16 code units."""
+
     start: int
     end: int
+    startUtf16: int
+    endUtf16: int
 
-class CitedChip(TypedDict):
+class Quote(TypedDict):
+    text: str
+    verified: bool
+
+class _CitedChipBase(TypedDict):
     citation: Citation
     newIndex: int
     count: int
     spans: list[Span]
+
+class CitedChip(_CitedChipBase, total=False):
+    """``quotes`` only when the answer quotes the chip."""
+
+    quotes: list[Quote]
 
 class UnknownMarker(TypedDict):
     marker: str
@@ -71,6 +85,19 @@ class Resolution(TypedDict):
     cited: list[CitedChip]
     unknown: list[UnknownMarker]
     answer: str | None
+    unverified: int
+
+class ResponseStream:
+    """A model API's response read event by event, from ``Assembler.response_stream``."""
+
+    def push_event(self, event: str | Mapping[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+        """Reads one event (a JSON string or a dict): the text to show, and the citation
+        events it settled."""
+    def push_sse(self, chunk: str) -> tuple[str, list[dict[str, Any]]]:
+        """Reads a chunk of the raw server-sent events."""
+    def finish(self) -> tuple[str, Resolution]:
+        """The text left to show and the resolution; raises ``MentorContextError`` if the
+        stream was cut off."""
 
 # A result: a dict in the .NET wire form (``content`` and ``score`` required; ``sourceUrl``,
 # ``title``, ``metadata``; names in any letter case; a score may be a numeric string), or an
@@ -106,6 +133,7 @@ class Assembler:
         max_head_tokens: int | None = None,
         cache_bytes: int | None = None,
         seal_key: bytes | str | None = None,
+        dialect: Literal["anthropic", "anthropic-documents", "cohere"] | None = None,
         strict: bool = False,
     ) -> None: ...
     def assemble(self, results: Sequence[Result]) -> Report:
@@ -119,6 +147,17 @@ class Assembler:
         """The reports of many requests, in order; each equals ``assemble`` of its request.
         ``threads`` threads share the work, the calling thread among them (default: one per
         core; at most 8 per core); the GIL is released while they assemble."""
+    def entries(self, report: Report) -> list[dict[str, Any]]:
+        """The entries of ``report`` in this assembler's dialect: the list to put in the
+        model API's request (Anthropic ``search_result`` or ``document`` blocks, Cohere
+        documents), one per citation."""
+    def contents(self, report: Report) -> list[str]:
+        """The content of each block of ``report`` as the model saw it."""
+    def resolve_response(self, report: Report, response: str) -> Resolution:
+        """A model API's whole response (message JSON, JSON Lines of its events, or the raw
+        server-sent events) read against ``report``; ``answer`` is the response's text."""
+    def response_stream(self, report: Report) -> ResponseStream:
+        """A reader of a streamed response against ``report``."""
     def with_budget(self, budget: int) -> Assembler:
         """The same configuration with another budget."""
     @property

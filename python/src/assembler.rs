@@ -7,6 +7,7 @@ use mentor_context::{Assembler, MentorRagResult};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
+use crate::dialects;
 use crate::errors::{from_library, refused};
 use crate::many;
 use crate::options::{Options, SealKey};
@@ -37,7 +38,7 @@ impl PyAssembler {
         engine=None, format=None, overflow=None, duplicates=None, min_score=None,
         max_blocks=None, min_truncated_tokens=None, hide_metadata_keys=Vec::new(), header=None,
         order=None, max_per_source=None, max_head_tokens=None, cache_bytes=None, seal_key=None,
-        strict=false
+        dialect=None, strict=false
     ))]
     fn new(
         budget: Option<i64>,
@@ -59,6 +60,7 @@ impl PyAssembler {
         max_head_tokens: Option<i64>,
         cache_bytes: Option<i64>,
         seal_key: Option<SealKey>,
+        dialect: Option<String>,
         strict: bool,
         py: Python<'_>,
     ) -> PyResult<Self> {
@@ -82,6 +84,7 @@ impl PyAssembler {
             max_head_tokens,
             cache_bytes,
             seal_key: seal_key.map(SealKey::into_bytes),
+            dialect,
         };
         let builder = options.builder()?;
         // Building loads the encoding's tables (up to a few hundred ms the first time): no
@@ -145,6 +148,38 @@ impl PyAssembler {
                 })?,
         };
         many::assemble_many(py, &self.assembler, self.strict, requests, threads)
+    }
+
+    /// The entries of `report` in this assembler's dialect: the list to put in the model
+    /// API's request, one per citation.
+    fn entries<'py>(
+        &self,
+        py: Python<'py>,
+        report: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        dialects::entries(py, &self.assembler, report)
+    }
+
+    /// The content of each block of `report` as the model saw it, read back from its text.
+    fn contents(&self, py: Python<'_>, report: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+        dialects::contents(py, &self.assembler, report)
+    }
+
+    /// A model API's whole response (its message JSON, its events as JSON Lines, or the raw
+    /// server-sent events) read against `report`: the resolution of `resolve_citations`,
+    /// each quote checked against the entry it cites.
+    fn resolve_response<'py>(
+        &self,
+        py: Python<'py>,
+        report: &Bound<'py, PyAny>,
+        response: &str,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        dialects::resolve_response(py, &self.assembler, report, response)
+    }
+
+    /// A reader of a streamed response against `report`, event by event.
+    fn response_stream(&self, report: &Bound<'_, PyAny>) -> PyResult<dialects::PyResponseStream> {
+        dialects::PyResponseStream::new(&self.assembler, report)
     }
 
     /// The same configuration with another budget (a request that sets its own, say).

@@ -2,7 +2,7 @@
 //! `Resolver`.
 
 use mentor_context::Citation;
-use mentor_context::citations::{Resolution, Resolver};
+use mentor_context::citations::Resolver;
 use pyo3::prelude::*;
 use serde::Deserialize;
 
@@ -35,23 +35,8 @@ pub(crate) fn resolve_citations<'py>(
     })?;
     let resolution = py.detach(|| {
         let mut resolution = Resolver::new(&chips).renumber(renumber).resolve(answer);
-        to_char_offsets(&mut resolution, answer);
+        crate::dialects::to_char_offsets(&mut resolution, answer);
         resolution
     });
     to_python(py, &resolution)
-}
-
-/// Turns the resolution's byte offsets into `answer` into offsets in characters (code
-/// points), which is what indexes a Python string.
-fn to_char_offsets(resolution: &mut Resolution, answer: &str) {
-    let chars = |byte: usize| answer.get(..byte).map_or(0, |head| head.chars().count());
-    for chip in &mut resolution.cited {
-        for span in &mut chip.spans {
-            span.start = chars(span.start);
-            span.end = chars(span.end);
-        }
-    }
-    for marker in &mut resolution.unknown {
-        marker.at = chars(marker.at);
-    }
 }

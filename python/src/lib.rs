@@ -12,6 +12,7 @@
 mod assembler;
 mod citations;
 mod depythonize;
+mod dialects;
 mod errors;
 mod many;
 mod options;
@@ -31,6 +32,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.py().get_type::<errors::MentorContextError>(),
     )?;
     m.add_class::<assembler::PyAssembler>()?;
+    m.add_class::<dialects::PyResponseStream>()?;
     m.add_function(wrap_pyfunction!(citations::resolve_citations, m)?)?;
     m.add_function(wrap_pyfunction!(assembler::_time_rust_assemble, m)?)?;
     m.add_function(wrap_pyfunction!(assembler::_kept_bytes, m)?)?;

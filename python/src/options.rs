@@ -6,6 +6,7 @@
 //! say) are refused here in words.
 
 use mentor_context::budget::ModelWindow;
+use mentor_context::dialects::Dialect;
 use mentor_context::format::BuiltinFormat;
 use mentor_context::tokenizer::{Engine, TokenCache};
 use mentor_context::{ContextBuilder, Duplicates, Encoding, Order, Overflow};
@@ -35,6 +36,7 @@ pub(crate) struct Options {
     pub(crate) max_head_tokens: Option<i64>,
     pub(crate) cache_bytes: Option<i64>,
     pub(crate) seal_key: Option<Vec<u8>>,
+    pub(crate) dialect: Option<String>,
 }
 
 /// `seal_key=`: bytes as they are, or a string as its UTF-8.
@@ -139,6 +141,7 @@ impl Options {
             .max_per_source(count("max_per_source", self.max_per_source)?)
             .max_head_tokens(count("max_head_tokens", self.max_head_tokens)?)
             .cache(count("cache_bytes", self.cache_bytes)?.map(TokenCache::new));
+        let builder = builder.dialect(named::<Dialect>(self.dialect.as_deref())?);
         let builder = match &self.seal_key {
             Some(key) => builder.seal_key(key),
             None => builder,

@@ -1,0 +1,81 @@
+"""The dialects from Python: the command's entries and resolutions, byte for byte."""
+
+import json
+
+import pytest
+from conftest import FIXTURES, run_cli
+
+from mentor_context import Assembler, MentorContextError
+
+PRICING = json.loads((FIXTURES / "pricing.json").read_text())
+DIALECTS = ["anthropic", "anthropic-documents", "cohere"]
+
+
+def command(cli, *args):
+    done = run_cli(cli, *args)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_entries_and_reports_are_the_command_s(cli, dialect):
+    assembler = Assembler(600, dialect=dialect)
+    report = assembler.assemble(PRICING)
+    assert report == command(cli, "assemble", "--json", "--budget", "600", "--dialect",
+                             dialect, str(FIXTURES / "pricing.json"))
+    assert report["dialect"] == dialect
+    entries = command(cli, "assemble", "--budget", "600", "--dialect", dialect,
+                      str(FIXTURES / "pricing.json"))
+    assert assembler.entries(report) == entries
+    assert len(assembler.contents(report)) == len(report["citations"])
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_responses_resolve_as_the_command_reads_them_whole_and_streamed(cli, tmp_path, dialect):
+    assembler = Assembler(600, dialect=dialect)
+    report = assembler.assemble(PRICING)
+    (tmp_path / "report.json").write_text(json.dumps(report))
+    response = FIXTURES / "responses" / f"{dialect}.json"
+    theirs = command(cli, "cite", "--budget", "600", "--dialect", dialect,
+                     str(tmp_path / "report.json"), str(response))
+    ours = assembler.resolve_response(report, response.read_text())
+    answer = ours["answer"]
+    assert answer == theirs["text"]
+    assert [(c["citation"]["index"], c["count"], c["quotes"]) for c in ours["cited"]] == [
+        (c["index"], c["count"], c["quotes"]) for c in theirs["cited"]]
+    assert ours["unverified"] == theirs["unverified"] == 1
+    # Python string indices, and the same UTF-16 units as the command's.
+    for mine, its in zip(ours["cited"], theirs["cited"]):
+        for span, their_span in zip(mine["spans"], its["spans"]):
+            assert answer[span["start"]:span["end"]] == answer.encode()[
+                their_span["start"]:their_span["end"]].decode()
+            assert (span["startUtf16"], span["endUtf16"]) == (
+                their_span["startUtf16"], their_span["endUtf16"])
+    # Event by event, from the JSON Lines and from the raw server-sent events in pieces.
+    for push, pieces in [
+        ("push_event", (FIXTURES / "responses" / f"{dialect}.jsonl").read_text().splitlines()),
+        ("push_sse", [(FIXTURES / "responses" / f"{dialect}.sse").read_text()[i:i + 37]
+                      for i in range(0, 100_000, 37)]),
+    ]:
+        stream = assembler.response_stream(report)
+        shown, events = "", []
+        for piece in pieces:
+            text, settled = getattr(stream, push)(piece)
+            shown += text
+            events += settled
+        rest, resolution = stream.finish()
+        assert shown + rest == answer and resolution == ours
+        assert sum(e["type"] == "cited" for e in events) == sum(c["count"] for c in ours["cited"])
+
+
+def test_a_cut_off_stream_and_a_text_report_are_refused():
+    assembler = Assembler(600, dialect="anthropic")
+    report = assembler.assemble(PRICING)
+    stream = assembler.response_stream(report)
+    stream.push_event({"type": "message_start", "message": {"content": []}})
+    with pytest.raises(MentorContextError, match="cut off after 1 events, before message_stop"):
+        stream.finish()
+    with pytest.raises(MentorContextError, match="writes text, not a dialect"):
+        Assembler(600).entries(Assembler(600).assemble(PRICING))
+    with pytest.raises(MentorContextError, match="unknown dialect `openai`"):
+        Assembler(600, dialect="openai")
