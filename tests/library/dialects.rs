@@ -359,6 +359,24 @@ fn bad_responses_are_errors_naming_the_place() {
     assert!(err.to_string().contains("assembled as text"), "{err}");
 }
 
+/// A citation whose title is not the one its entry was sent with points at nothing.
+#[test]
+fn a_citation_whose_title_disagrees_points_at_nothing() {
+    let whole = response(Dialect::Anthropic, "json");
+    let retitled = whole.replacen("\"title\": \"Add-on prices\"", "\"title\": \"Refunds\"", 1);
+    assert_ne!(retitled, whole);
+    let resolution = resolve(Dialect::Anthropic, &retitled).unwrap();
+    assert!(resolution.cited.iter().all(|c| c.citation.index != 3));
+    assert!(
+        resolution
+            .unknown
+            .iter()
+            .any(|u| u.marker == "search_result_index 2 titled \"Refunds\""),
+        "{:?}",
+        resolution.unknown
+    );
+}
+
 /// A follow-up turn keeps the earlier entries first and byte for byte, so the request's
 /// prefix (and a prompt cache over it) stays the same.
 #[test]
