@@ -91,7 +91,7 @@ impl ResponseStream<'_> {
 
     /// Settles the pending citations whose text has arrived (all of them at the end).
     pub(super) fn settle_cohere(&mut self, events: &mut Vec<CitationEvent>, at_end: bool) {
-        let arrived = self.answer.chars().count();
+        let arrived = self.answer_chars;
         let pending = std::mem::take(&mut self.cohere.citations);
         for (start, end, citation, place) in pending {
             if at_end || end <= arrived {

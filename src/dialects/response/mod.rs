@@ -41,6 +41,8 @@ pub struct ResponseStream<'c> {
     answer: String,
     /// Its length in UTF-16 code units.
     answer_utf16: usize,
+    /// Its length in characters, as Cohere's offsets count.
+    answer_chars: usize,
     anthropic: anthropic::Blocks,
     cohere: cohere::Pending,
     sse: SseLines,
@@ -116,6 +118,7 @@ impl<'c> Resolver<'c> {
             entries: self.sent_entries(),
             answer: String::new(),
             answer_utf16: 0,
+            answer_chars: 0,
             anthropic: anthropic::Blocks::default(),
             cohere: cohere::Pending::default(),
             sse: SseLines::default(),
@@ -205,16 +208,24 @@ impl<'c> ResponseStream<'c> {
     fn append(&mut self, text: &str, out: &mut StreamOutput) {
         self.answer.push_str(text);
         self.answer_utf16 += utf16_len(text);
+        self.answer_chars += text.chars().count();
         out.text.push_str(text);
     }
 
     /// The place of answer bytes `start..end` (on character boundaries).
     fn span(&self, start: usize, end: usize) -> MarkerSpan {
+        let start_utf16 = utf16_len(&self.answer[..start]);
+        // A block's citation ends where the answer so far does.
+        let end_utf16 = if end == self.answer.len() {
+            self.answer_utf16
+        } else {
+            start_utf16 + utf16_len(&self.answer[start..end])
+        };
         MarkerSpan {
             start,
             end,
-            start_utf16: utf16_len(&self.answer[..start]),
-            end_utf16: utf16_len(&self.answer[..end]),
+            start_utf16,
+            end_utf16,
         }
     }
 
