@@ -21,8 +21,12 @@ const WHOLE_UP_TO: usize = 64 << 10;
 ///
 /// Two contents with the same fingerprint are taken for the same. It is not cryptographic:
 /// content over 64 KiB is fingerprinted by its length, its first 32 KiB and its last 32
-/// KiB, and a deliberate collision is possible. The worst a collision can do is keep a new
-/// result out of a follow-up turn as already present, and the URL must match too.
+/// KiB, and a deliberate collision is possible. In a fresh assembly a collision can keep a
+/// new result out of a follow-up turn as already present (its URL must match too). In an
+/// unsealed previous report it is worse: a content edited to keep its fingerprint (a change
+/// in the middle of content over 64 KiB that keeps its length, or a crafted collision) passes
+/// the check, which is why reports that leave the server should be sealed
+/// ([`seal`](crate::seal)).
 ///
 /// The hash is the crate's own, not the standard library's, whose hashers may change between
 /// Rust versions: a report written by one build must be read by the next.

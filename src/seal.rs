@@ -10,12 +10,16 @@
 //!   well-formed. Its text must be exactly what this assembler writes for its citations, with
 //!   the contents read back from between the heads, and each content must match its
 //!   citation's fingerprint (or, for a cut block, its kept length). Nothing the renderer would
-//!   have escaped can pass, so an edit cannot forge a block, a marker or a closing; but an
-//!   edit that keeps that form (another price in a cut block's text, say) is not detected.
+//!   have escaped can pass, so an edit cannot forge a block, a marker or a closing. But the
+//!   fingerprint is not cryptographic and covers only the ends of content over 64 KiB, so an
+//!   edit that keeps the form and the fingerprint is not detected: another price in a cut
+//!   block's text, a change in the middle of a long content, a crafted collision.
 //! - **Sealed** (a key): every report carries a [`Seal`], an HMAC-SHA256 tag over the whole
-//!   report (its text, its citations, its omissions, its counts), and a follow-up turn refuses
-//!   a report whose seal is missing or does not match. One changed byte anywhere in it is
-//!   refused: the report is proven to be ours. The tag is compared in constant time.
+//!   report (its text, its citations, its omissions, its counts) and the layout it was written
+//!   with (format, header, hidden keys, head cap, dialect), and a follow-up turn refuses a
+//!   report whose seal is missing or does not match. One changed byte anywhere in it is
+//!   refused, and so is a report sealed by an assembler of another layout: the report is
+//!   proven to be ours, and its text need not be read back.
 //!
 //! The seal is over the report as JSON with each citation's metadata in key order, so it
 //! survives a store that sorts object keys (PostgreSQL `jsonb`), and over nothing else: it
@@ -49,7 +53,7 @@ use crate::context::AssembledContext;
 use crate::error::Error;
 
 /// The fewest bytes a seal key may have. HMAC takes any length, but a short key can be
-/// guessed; 32 random bytes are what SHA-256 can use.
+/// guessed; 32 random bytes use all the strength SHA-256 has.
 pub const MIN_KEY_BYTES: usize = 16;
 
 /// What the tag is computed over first, so that it can never be mistaken for a tag of
@@ -138,25 +142,32 @@ impl SealKey {
         Ok(())
     }
 
-    /// The seal of `context`.
-    pub(crate) fn seal(&self, context: &AssembledContext<'_>) -> Seal {
-        Seal(self.mac(context).finalize().into_bytes().into())
+    /// The seal of `context`, written by an assembler of `layout`.
+    pub(crate) fn seal(&self, context: &AssembledContext<'_>, layout: &str) -> Seal {
+        Seal(self.mac(context, layout).finalize().into_bytes().into())
     }
 
     /// Whether `context` carries its seal; the tags are compared in constant time.
-    pub(crate) fn verify(&self, context: &AssembledContext<'_>) -> Result<(), &'static str> {
+    pub(crate) fn verify(
+        &self,
+        context: &AssembledContext<'_>,
+        layout: &str,
+    ) -> Result<(), &'static str> {
         let seal = context
             .seal
             .ok_or("it carries no seal, and this assembler continues only sealed reports")?;
-        self.mac(context)
-            .verify_slice(&seal.0)
-            .map_err(|_| "its seal does not match it: it was changed, or sealed with another key")
+        self.mac(context, layout).verify_slice(&seal.0).map_err(
+            |_| "its seal does not match it: it was changed, or sealed with another key or layout",
+        )
     }
 
-    fn mac(&self, context: &AssembledContext<'_>) -> Hmac<Sha256> {
+    fn mac(&self, context: &AssembledContext<'_>, layout: &str) -> Hmac<Sha256> {
         let mut mac =
             Hmac::<Sha256>::new_from_slice(&self.0).expect("HMAC takes a key of any length");
         mac.update(DOMAIN);
+        // The layout's length first, so that no layout and report can pass for another pair.
+        mac.update(&(layout.len() as u64).to_le_bytes());
+        mac.update(layout.as_bytes());
         mac.update(&canonical(context));
         mac
     }

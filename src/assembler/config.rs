@@ -201,6 +201,26 @@ impl Config {
     }
 }
 
+impl Config {
+    /// What a report's text depends on besides its results: the tokenizer, format, header,
+    /// hidden keys, head cap and dialect. A seal covers it, so a report is continued only by
+    /// an assembler that writes it the same way.
+    pub(crate) fn layout(&self) -> String {
+        let mut hidden: Vec<&str> = self.hidden_keys.iter().map(String::as_str).collect();
+        hidden.sort_unstable();
+        hidden.dedup();
+        serde_json::json!({
+            "tokenizer": self.tokenizer.name(),
+            "format": self.format.name(),
+            "header": self.header,
+            "hidden_keys": hidden,
+            "max_head_tokens": self.max_head_tokens,
+            "dialect": self.dialect.map(|dialect| format!("{dialect:?}")),
+        })
+        .to_string()
+    }
+}
+
 /// Writes the fields both structs share, under `name`.
 macro_rules! debug_choices {
     ($type:ty, $name:literal) => {

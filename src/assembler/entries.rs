@@ -2,6 +2,7 @@
 //! its text.
 
 use super::head_cap;
+use super::placing::Assembly;
 use super::{Assembler, Inner};
 use crate::context::AssembledContext;
 use crate::dialects::{Entry, EntryParts, entry};
@@ -42,15 +43,18 @@ impl Assembler {
         let dialect = config.dialect.ok_or_else(|| Error::Response {
             problem: "this assembler writes text, not a dialect's entries".to_string(),
         })?;
-        let contents = self.contents(context)?;
-        let mut entries = Vec::with_capacity(contents.len());
-        for (citation, content) in context.citations.iter().zip(&contents) {
+        let Inner { frame, .. } = &*self.inner;
+        let read = Assembly::new(config, frame).read_blocks(context)?;
+        let mut entries = Vec::with_capacity(read.len());
+        for (citation, block) in context.citations.iter().zip(&read) {
+            let content = &block.content;
+            // The metadata in the order the text shows it, which a store may have lost.
             let result = MentorRagResult {
                 content: String::new(),
                 source_url: citation.source_url.clone(),
                 title: citation.title.clone(),
                 score: citation.score,
-                metadata: citation.metadata.clone(),
+                metadata: block.metadata.clone(),
             };
             let shortened = head_cap::shorten(config, &result, citation.index, citation.truncated);
             let head = match &shortened {

@@ -124,7 +124,7 @@ impl<'a, 'r> Assembly<'a, 'r> {
         };
         let context = match &self.config.seal_key {
             Some(key) => AssembledContext {
-                seal: Some(key.seal(&context)),
+                seal: Some(key.seal(&context, &self.config.layout())),
                 ..context
             },
             None => context,

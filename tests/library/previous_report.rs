@@ -281,3 +281,92 @@ fn a_sealed_report_with_one_byte_changed_anywhere_is_refused() {
         "only {changed_reports} changed reports read"
     );
 }
+
+/// The cut's last character, or a newline added before the closing, changes what was kept.
+#[test]
+fn a_cut_block_edited_at_its_end_is_refused() {
+    for format in BuiltinFormat::ALL {
+        let assembler = assembler(120, format);
+        let first = assembler.assemble(&long_result()).into_owned();
+        let content = long_result()[0].content.clone();
+        let start = first.text.find("Every").unwrap();
+        let kept = first.text[start..]
+            .bytes()
+            .zip(content.bytes())
+            .take_while(|(a, b)| a == b)
+            .count();
+        let end = start + kept;
+        assert!(kept > 0 && kept < content.len(), "{format}: not cut");
+        let last = first.text[..end].chars().next_back().unwrap().len_utf8();
+        for edited_text in [
+            format!("{}{}", &first.text[..end - last], &first.text[end..]),
+            format!("{}\n{}", &first.text[..end], &first.text[end..]),
+        ] {
+            let mut edited = stored(&first);
+            edited.text = edited_text;
+            let why = refused(&assembler, &edited);
+            assert!(why.contains("block 1"), "{format}: {why}");
+        }
+    }
+}
+
+/// A capped head keeps the metadata it has room for; a store that sorts the keys gives back
+/// the same entries, and the report continues.
+#[test]
+fn a_capped_head_whose_metadata_was_sorted_still_continues() {
+    let metadata: Vec<(String, String)> = (0..12)
+        .map(|i| (format!("key {}", 11 - i), format!("value {i}")))
+        .collect();
+    let results = [MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9)
+        .with_title("Prices")
+        .with_metadata(metadata)];
+    for format in BuiltinFormat::ALL {
+        let assembler = ContextBuilder::new(2000)
+            .format(format)
+            .max_head_tokens(30)
+            .build()
+            .unwrap();
+        let first = assembler.assemble(&results).into_owned();
+        assert!(
+            !first.text.contains("key 0:"),
+            "{format}: the head was not capped"
+        );
+        let mut sorted = stored(&first);
+        for citation in &mut sorted.citations {
+            citation.metadata.as_mut().unwrap().sort_keys();
+        }
+        let next = [MentorRagResult::from_content("Plan C costs 20 EUR.", 0.5)];
+        let continued = assembler.assemble_follow_up(&sorted, &next);
+        assert!(continued.is_ok(), "{format}: {continued:?}");
+    }
+}
+
+/// A seal covers the layout: a report sealed by an assembler of one format is refused by one
+/// of another, with the same key.
+#[test]
+fn a_report_sealed_in_another_layout_is_refused() {
+    let xml = sealed(2000, BuiltinFormat::Xml);
+    let first = xml.assemble(&two_results()).into_owned();
+    for other in [
+        sealed(2000, BuiltinFormat::Plain),
+        ContextBuilder::new(2000)
+            .format(BuiltinFormat::Xml)
+            .header("Sources:")
+            .seal_key(KEY)
+            .build()
+            .unwrap(),
+        ContextBuilder::new(2000)
+            .format(BuiltinFormat::Xml)
+            .hide_metadata_keys(["currency"])
+            .seal_key(KEY)
+            .build()
+            .unwrap(),
+    ] {
+        assert!(refused(&other, &first).contains("seal does not match"));
+    }
+    assert!(
+        sealed(4000, BuiltinFormat::Xml)
+            .assemble_follow_up(&first, &[])
+            .is_ok()
+    );
+}

@@ -18,6 +18,7 @@ use crate::error::Error;
 use crate::provenance::Fingerprint;
 use crate::record::MentorRagResult;
 use previous::Previous;
+pub(crate) use previous::ReadBlock;
 
 impl Assembler {
     /// Assembles the next turn of a conversation: `previous` is the report of the turn
@@ -99,9 +100,23 @@ impl Assembler {
     /// this one, as for [`assemble_follow_up`](Self::assemble_follow_up).
     pub fn contents(&self, context: &AssembledContext<'_>) -> Result<Vec<String>, Error> {
         let Inner { config, frame } = &*self.inner;
-        match Assembly::new(config, frame).read_previous(context, true)? {
+        Ok(Assembly::new(config, frame)
+            .read_blocks(context)?
+            .into_iter()
+            .map(|block| block.content)
+            .collect())
+    }
+}
+
+impl Assembly<'_, '_> {
+    /// Each block of `context`, read back and checked.
+    pub(crate) fn read_blocks(
+        &self,
+        context: &AssembledContext<'_>,
+    ) -> Result<Vec<ReadBlock>, Error> {
+        match self.read_previous(context, true)? {
             Previous::Empty => Ok(Vec::new()),
-            Previous::Blocks { contents, .. } => Ok(contents),
+            Previous::Blocks { read, .. } => Ok(read),
         }
     }
 }

@@ -7,7 +7,7 @@
 //! match its citation's fingerprint (a whole block) or kept length (a cut one). So nothing the
 //! renderer would have escaped can be in it, and no block can be added, removed or swapped.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use super::mismatch;
 use crate::assembler::head::write_head;
@@ -20,21 +20,29 @@ use crate::provenance::{Fingerprint, utf16_len};
 use crate::record::{MentorRagResult, Metadata};
 
 /// A previous report, checked.
-pub(super) enum Previous<'t> {
+pub(crate) enum Previous<'t> {
     /// It has no blocks: a new assembly starts as it did.
     Empty,
-    /// Its text up to the closing, and each block's content if it was read back.
+    /// Its text up to the closing, and each block as read back, if it was.
     Blocks {
         prefix: &'t str,
-        contents: Vec<String>,
+        read: Vec<ReadBlock>,
     },
+}
+
+/// A block of a report, read back from its text.
+pub(crate) struct ReadBlock {
+    /// The content as the model saw it.
+    pub(crate) content: String,
+    /// The metadata in the order the head shows it (which a store that sorts keys loses).
+    pub(crate) metadata: Option<Metadata>,
 }
 
 impl Assembly<'_, '_> {
     /// Checks that `previous` was written by an assembler like this one: its encoding and
     /// dialect, its citations numbered 1..n, its seal if this assembler has a key, its header,
     /// opening and closing, and, with `read_back`, each block, whose content it returns.
-    pub(super) fn read_previous<'t>(
+    pub(crate) fn read_previous<'t>(
         &self,
         previous: &'t AssembledContext<'_>,
         read_back: bool,
@@ -69,7 +77,7 @@ impl Assembly<'_, '_> {
             )));
         }
         if let Some(key) = &self.config.seal_key {
-            key.verify(previous)
+            key.verify(previous, &self.config.layout())
                 .map_err(|problem| mismatch(problem.to_string()))?;
         }
         let old = previous.text.as_str();
@@ -95,24 +103,26 @@ impl Assembly<'_, '_> {
                 "its text does not start with this header and format's opening".into(),
             ));
         }
-        let contents = if read_back {
+        let read = if read_back {
             self.check_blocks(earlier, &prefix[header.len() + frame.open.len()..])?
         } else {
             Vec::new()
         };
-        Ok(Previous::Blocks { prefix, contents })
+        Ok(Previous::Blocks { prefix, read })
     }
 
     /// Checks that `blocks`, the previous text between the opening and the closing, is
-    /// exactly the blocks this assembler writes for `citations`, and returns their contents.
-    fn check_blocks(&self, citations: &[Citation], blocks: &str) -> Result<Vec<String>, Error> {
+    /// exactly the blocks this assembler writes for `citations`, and returns each block as
+    /// read back.
+    fn check_blocks(&self, citations: &[Citation], blocks: &str) -> Result<Vec<ReadBlock>, Error> {
         let mut at = 0;
-        let mut contents = Vec::with_capacity(citations.len());
+        let mut read = Vec::with_capacity(citations.len());
         for citation in citations {
-            at += self.check_head(citation, &blocks[at..])?;
+            let (len, metadata) = self.check_head(citation, &blocks[at..])?;
+            at += len;
             let (len, content) = self.check_body(citation, &blocks[at..])?;
             at += len;
-            contents.push(content);
+            read.push(ReadBlock { content, metadata });
         }
         if at != blocks.len() {
             return Err(mismatch(format!(
@@ -120,23 +130,29 @@ impl Assembly<'_, '_> {
                 citations.len()
             )));
         }
-        Ok(contents)
+        Ok(read)
     }
 
-    /// Checks that `rest` starts with the head of `citation`, and returns the head's length.
-    fn check_head(&self, citation: &Citation, rest: &str) -> Result<usize, Error> {
+    /// Checks that `rest` starts with the head of `citation`, and returns the head's length
+    /// and the metadata in the order the head shows it.
+    fn check_head(
+        &self,
+        citation: &Citation,
+        rest: &str,
+    ) -> Result<(usize, Option<Metadata>), Error> {
         let n = citation.index;
         let result = head_of(citation);
         let mut head = String::new();
         let mut shortened = write_head(self.config, &result, n, citation.truncated, &mut head);
+        let mut metadata = result.metadata.clone();
         if !rest.starts_with(&head) {
             let reordered = self.reordered_head(citation, &result, rest, head.lines().count());
-            let Some((found, found_shortened)) = reordered else {
+            let Some((found, found_shortened, in_order)) = reordered else {
                 return Err(mismatch(format!(
                     "the head of block {n} is not in its text as this format writes it"
                 )));
             };
-            (head, shortened) = (found, found_shortened);
+            (head, shortened, metadata) = (found, found_shortened, Some(in_order));
         }
         if shortened != citation.head_shortened {
             return Err(mismatch(format!(
@@ -145,21 +161,26 @@ impl Assembly<'_, '_> {
                 if shortened { "" } else { "not" }
             )));
         }
-        Ok(head.len())
+        Ok((head.len(), metadata))
     }
 
     /// The head of `citation` as `rest` starts with it, when `rest` shows the metadata in
     /// another order than the citation holds it: a store that sorts object keys (PostgreSQL
     /// `jsonb`) gives the citation back in key order, and the text keeps the order it was
-    /// written in. Each entry is told by the lines a head of that entry alone has and a head
-    /// without metadata has not; `None` if that does not tell the order.
+    /// written in. Returns the head, whether it is shortened, and the metadata in the text's
+    /// order; `None` if the text does not tell the order.
+    ///
+    /// Each entry is told by the lines a head of that entry alone has and a head without
+    /// metadata has not, or, where a capped head shortened its value, by that line up to its
+    /// first `:` (its key). Entries the text does not show keep their order after the shown
+    /// ones; entries that read alike may stand in either order, which writes the same.
     fn reordered_head(
         &self,
         citation: &Citation,
         result: &MentorRagResult,
         rest: &str,
         lines: usize,
-    ) -> Option<(String, bool)> {
+    ) -> Option<(String, bool, Metadata)> {
         let (n, title, truncated) = (citation.index, result.display_title(), citation.truncated);
         let metadata = result.metadata.as_ref()?;
         let hidden = &self.config.hidden_keys;
@@ -180,11 +201,11 @@ impl Assembly<'_, '_> {
             head.lines().map(str::to_string).collect()
         };
         let bare: HashSet<String> = head_lines(None).into_iter().collect();
-        let own: Vec<HashSet<String>> = shown
+        let own: Vec<Vec<String>> = shown
             .iter()
             .map(|&(key, value)| {
                 let alone = Metadata::from_iter([(key.to_string(), Some(value.to_string()))]);
-                let mut lines: HashSet<String> = head_lines(Some(&alone)).into_iter().collect();
+                let mut lines = head_lines(Some(&alone));
                 lines.retain(|line| !bare.contains(line));
                 lines
             })
@@ -194,30 +215,37 @@ impl Assembly<'_, '_> {
             .iter()
             .filter(|line| own.iter().all(|lines| lines.contains(*line)))
             .collect();
-        let mut owner: HashMap<&str, usize> = HashMap::new();
+        let key_of = |line: &str| line.find(':').map(|at| line[..=at].to_string());
+        // Entries by their line, and by their key: a queue each, in the citation's order.
+        let mut by_line: HashMap<String, VecDeque<usize>> = HashMap::new();
+        let mut by_key: HashMap<String, VecDeque<usize>> = HashMap::new();
         for (entry, lines) in own.iter().enumerate() {
-            let mut distinct = lines
-                .iter()
-                .filter(|line| !common.contains(line))
-                .peekable();
-            distinct.peek()?;
-            for line in distinct {
-                if owner.insert(line, entry).is_some() {
-                    return None;
+            let line = lines.iter().find(|line| !common.contains(line))?;
+            by_line.entry(line.clone()).or_default().push_back(entry);
+            if let Some(key) = key_of(line) {
+                by_key.entry(key).or_default().push_back(entry);
+            }
+        }
+        let mut placed = vec![false; shown.len()];
+        let mut order = Vec::with_capacity(shown.len());
+        for line in rest.lines().take(lines + 1) {
+            let queue = if by_line.contains_key(line) {
+                by_line.get_mut(line)
+            } else {
+                key_of(line).and_then(|key| by_key.get_mut(&key))
+            };
+            let Some(queue) = queue else {
+                continue;
+            };
+            while let Some(entry) = queue.pop_front() {
+                if !placed[entry] {
+                    placed[entry] = true;
+                    order.push(entry);
+                    break;
                 }
             }
         }
-        let mut order = Vec::with_capacity(shown.len());
-        for line in rest.lines().take(lines) {
-            if let Some(&entry) = owner.get(line)
-                && !order.contains(&entry)
-            {
-                order.push(entry);
-            }
-        }
-        if order.len() != shown.len() {
-            return None;
-        }
+        order.extend((0..shown.len()).filter(|&entry| !placed[entry]));
         let reordered = Metadata::from_iter(
             order
                 .iter()
@@ -229,7 +257,9 @@ impl Assembly<'_, '_> {
         };
         let mut head = String::new();
         let shortened = write_head(self.config, &result, n, truncated, &mut head);
-        rest.starts_with(&head).then_some((head, shortened))
+        let metadata = result.metadata.unwrap_or_default();
+        rest.starts_with(&head)
+            .then_some((head, shortened, metadata))
     }
 
     /// Checks that `rest` starts with a body this format writes, holding the content its
@@ -243,11 +273,17 @@ impl Assembly<'_, '_> {
             )));
         };
         let body = &rest[..len];
-        // The written form need not say whether the content ended with a newline.
+        // The written form need not say whether the content ended with a newline. A cut never
+        // ends with one (it drops trailing whitespace), so only a whole block may have.
         let with_newline = format!("{content}\n");
+        let candidates: &[&str] = if citation.truncated {
+            &[&content]
+        } else {
+            &[&content, &with_newline]
+        };
         let mut framed = false;
         let mut written = String::with_capacity(len);
-        for candidate in [&*content, &with_newline] {
+        for &candidate in candidates {
             written.clear();
             format.content_open(candidate, &mut written);
             format.content(candidate, &mut written);
