@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::budget::ModelWindow;
 use crate::dialects::Dialect;
@@ -82,7 +82,8 @@ pub struct Citation {
     pub title: Option<String>,
     /// The source URL, the chip's link.
     pub source_url: Option<String>,
-    /// The result's score.
+    /// The result's score. JSON has no NaN: a NaN score is written `null`, and read back.
+    #[serde(deserialize_with = "score_or_nan")]
     pub score: f32,
     /// All of the result's metadata, including keys kept out of the prompt.
     pub metadata: Option<Metadata>,
@@ -117,7 +118,8 @@ pub struct Omission<'a> {
     pub title: Option<Cow<'a, str>>,
     /// The source URL.
     pub source_url: Option<Cow<'a, str>>,
-    /// The result's score.
+    /// The result's score. JSON has no NaN: a NaN score is written `null`, and read back.
+    #[serde(deserialize_with = "score_or_nan")]
     pub score: f32,
     /// Why it was left out.
     pub reason: OmitReason,
@@ -173,6 +175,11 @@ impl std::fmt::Display for OmitReason {
     }
 }
 
+/// A score as it is written: a number, or `null` for NaN.
+fn score_or_nan<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f32, D::Error> {
+    Ok(Option::<f32>::deserialize(deserializer)?.unwrap_or(f32::NAN))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,6 +213,18 @@ mod tests {
         drop(title);
         assert_eq!(owned.omitted[0].title.as_deref(), Some("Left out"));
         assert_eq!(owned.text, "[1] T\n```\nx\n```\n");
+    }
+
+    #[test]
+    fn a_nan_score_is_written_null_and_read_back() {
+        let mut report = context("t");
+        report.omitted[0].score = f32::NAN;
+        let json = serde_json::to_string(&report).unwrap();
+        assert!(json.contains(r#""score":null"#), "{json}");
+        let read: AssembledContext<'_> = serde_json::from_str(&json).unwrap();
+        assert!(read.omitted[0].score.is_nan());
+        let missing = json.replace(r#""score":null,"#, "");
+        assert!(serde_json::from_str::<AssembledContext<'_>>(&missing).is_err());
     }
 
     #[test]

@@ -141,6 +141,7 @@ pub mod format;
 #[cfg_attr(docsrs, doc(cfg(feature = "unstable_machinery")))]
 pub mod machinery;
 mod meter;
+mod offsets;
 mod options;
 mod provenance;
 mod record;

@@ -3,7 +3,8 @@
 //! The output is one JSON line: `cited` (in order of first citation, each with `index`,
 //! `inputIndex`, `count`, and `quotes` when the answer quotes it), `unknown` (citations
 //! that point at nothing, each with `marker` and its byte offset `at`) and `unverified`
-//! (quotes not found in the content they cite); with `--renumber` also `answer` (renumbered
+//! (quotes whose check failed: a `[n]` or Anthropic quote not found in the content it
+//! cites, a Cohere `text` that is not the answer span it marks); with `--renumber` also `answer` (renumbered
 //! 1..k in order of first citation) and each citation's `newIndex`. With `--dialect`, ANSWER
 //! is the model API's response (its message JSON, its stream's events as JSON Lines, or the
 //! raw server-sent events), and the output adds the response's `text` and each citation's
@@ -11,7 +12,7 @@
 //!
 //! The report is read back with the options given (the same as `assemble`'s), so that quotes
 //! are checked against the content the model saw; a report those options did not write gets
-//! a warning, and its quotes are not checked.
+//! a warning, and its content quotes are reported not verified.
 
 use std::path::PathBuf;
 
@@ -130,7 +131,10 @@ fn read_back(
     match read {
         Ok(read) => Some(read),
         Err(err) => {
-            warning_line(&format!("{}: quotes not checked: {err}", report.name()));
+            warning_line(&format!(
+                "{}: quotes cannot be checked against its contents, and are reported not verified: {err}",
+                report.name()
+            ));
             None
         }
     }

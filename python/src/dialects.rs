@@ -5,6 +5,7 @@ use crate::errors::{from_library, refused};
 use crate::pyser::to_python;
 use mentor_context::citations::{CitationEvent, Resolution, Resolver};
 use mentor_context::dialects::{Entry, ResponseStream};
+use mentor_context::machinery::IndexedText;
 use mentor_context::{AssembledContext, Assembler};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -93,7 +94,7 @@ pub(crate) fn resolve_response<'py>(
 pub(crate) struct PyResponseStream {
     stream: Option<ResponseStream<'static>>,
     /// The answer so far, to count offsets in Python string indices.
-    shown: String,
+    shown: IndexedText,
 }
 
 impl PyResponseStream {
@@ -104,7 +105,7 @@ impl PyResponseStream {
             .map_err(|err| from_library(&err))?;
         Ok(PyResponseStream {
             stream: Some(stream),
-            shown: String::new(),
+            shown: IndexedText::default(),
         })
     }
 
@@ -121,11 +122,15 @@ impl PyResponseStream {
         text: String,
         mut events: Vec<CitationEvent>,
     ) -> PyResult<(String, Bound<'py, PyAny>)> {
-        self.shown.push_str(&text);
+        self.shown.push(&text);
         for event in &mut events {
-            if let CitationEvent::Cited { span, .. } = event {
-                span.start = chars(&self.shown, span.start);
-                span.end = chars(&self.shown, span.end);
+            match event {
+                CitationEvent::Cited { span, .. } => {
+                    span.start = self.shown.chars_at(span.start);
+                    span.end = self.shown.chars_at(span.end);
+                }
+                CitationEvent::Unknown(marker) => marker.at = self.shown.chars_at(marker.at),
+                _ => {}
             }
         }
         Ok((text, to_python(py, &events)?))
@@ -176,25 +181,22 @@ impl PyResponseStream {
         let (out, mut resolution) = stream.finish().map_err(|err| from_library(&err))?;
         let answer = resolution.answer.clone().unwrap_or_default();
         to_char_offsets(&mut resolution, &answer);
-        self.shown.push_str(&out.text);
+        self.shown.push(&out.text);
         Ok((out.text, to_python(py, &resolution)?))
     }
 }
 
-/// The characters (code points) of `text` before byte `at`: a Python string index.
-fn chars(text: &str, at: usize) -> usize {
-    text.get(..at).map_or(0, |head| head.chars().count())
-}
-
 /// Turns the resolution's byte offsets into `answer` into Python string indices.
 pub(crate) fn to_char_offsets(resolution: &mut Resolution, answer: &str) {
+    let mut indexed = IndexedText::default();
+    indexed.push(answer);
     for chip in &mut resolution.cited {
         for span in &mut chip.spans {
-            span.start = chars(answer, span.start);
-            span.end = chars(answer, span.end);
+            span.start = indexed.chars_at(span.start);
+            span.end = indexed.chars_at(span.end);
         }
     }
     for marker in &mut resolution.unknown {
-        marker.at = chars(answer, marker.at);
+        marker.at = indexed.chars_at(marker.at);
     }
 }

@@ -66,6 +66,13 @@ def test_responses_resolve_as_the_command_reads_them_whole_and_streamed(cli, tmp
         rest, resolution = stream.finish()
         assert shown + rest == answer and resolution == ours
         assert sum(e["type"] == "cited" for e in events) == sum(c["count"] for c in ours["cited"])
+        # Citations of nothing, as streamed, in the same Python string indices.
+        streamed_unknown = [(e["marker"], e["at"]) for e in events if e["type"] == "unknown"]
+        assert streamed_unknown == [(u["marker"], u["at"]) for u in resolution["unknown"]]
+        if dialect == "anthropic":
+            # Non-ASCII text comes before it: bytes and characters differ there.
+            at = streamed_unknown[0][1]
+            assert len(answer[:at].encode()) != at
 
 
 def test_a_cut_off_stream_and_a_text_report_are_refused():

@@ -33,7 +33,7 @@ mod stream;
 
 pub use markers::MAX_MARKER_BYTES;
 pub use quotes::Quote;
-pub(crate) use quotes::normalize;
+pub(crate) use quotes::holds;
 pub(crate) use resolve::Tally;
 pub use resolve::{Cited, MAX_MARKER_RANGE, MarkerSpan, Resolution, Resolver, UnknownMarker};
 pub use stream::{CitationEvent, CitationStream, StreamOutput};

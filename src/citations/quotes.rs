@@ -1,9 +1,11 @@
-//! Quotes in answers, checked against the content they claim to come from.
+//! Quotes in answers, checked as far as each dialect allows.
 //!
 //! A citation that is believed without a check is how a chat UI shows a source that says
-//! something else. Each quote an answer attributes to a citation is looked for in that
-//! citation's content: a quoted span in straight or curly quotes just before a `[n]` marker,
-//! a provider's `cited_text`, or the answer span a Cohere citation marks.
+//! something else. A quoted span in straight or curly quotes just before a `[n]` marker, and
+//! an Anthropic `cited_text`, are looked for in the content of the block they cite. A Cohere
+//! citation quotes the answer, not the document: its `text` is checked against the span of
+//! the answer it marks, which shows the offsets were read right, not that the document says
+//! it.
 
 use serde::{Deserialize, Serialize};
 
@@ -18,7 +20,9 @@ pub(crate) const MAX_QUOTE_BYTES: usize = 4096;
 pub struct Quote {
     /// The quote, as the answer or the provider gives it.
     pub text: String,
-    /// Whether it was found in the content of the block it cites.
+    /// Whether the check its kind allows held: a `[n]` quote or an Anthropic `cited_text` was
+    /// found in the content of the block it cites; a Cohere citation's `text` is the span of
+    /// the answer it marks.
     pub verified: bool,
 }
 

@@ -129,6 +129,17 @@ impl Entry {
         }
     }
 
+    /// A search result's `source`.
+    pub(crate) fn search_source(&self) -> Option<&str> {
+        match self {
+            Entry::Anthropic(AnthropicBlock {
+                source: AnthropicSource::Url(source),
+                ..
+            }) => Some(source),
+            _ => None,
+        }
+    }
+
     /// A search result's text blocks, in order; empty for the other kinds.
     pub(crate) fn text_blocks(&self) -> Vec<&str> {
         match self {
@@ -218,11 +229,12 @@ pub(crate) fn entry(dialect: Dialect, parts: &EntryParts<'_>) -> Entry {
                 data.insert("url".to_string(), url.clone());
             }
             for (key, value) in &parts.metadata {
-                let key = if COHERE_FIELDS.contains(&key.as_str()) || data.contains_key(key) {
-                    format!("{key} (metadata)")
-                } else {
-                    key.clone()
-                };
+                // Renamed until it is free: a result may hold both `title` and
+                // `title (metadata)`.
+                let mut key = key.clone();
+                while COHERE_FIELDS.contains(&key.as_str()) || data.contains_key(&key) {
+                    key.push_str(" (metadata)");
+                }
                 data.insert(key, value.clone());
             }
             data.insert("text".to_string(), parts.content.to_string());

@@ -30,7 +30,8 @@
 //! [`Resolution`](crate::citations::Resolution) as an answer with `[n]` markers: the citations
 //! cited, in order of first citation, where in the answer (UTF-8 bytes and UTF-16 units), the
 //! citations that point at nothing (an index out of range, an unknown id, a title that
-//! disagrees), and each quote checked against the content it names.
+//! disagrees), and each quote checked (an Anthropic `cited_text` against the content it names, a Cohere
+//! `text` against the answer span it marks).
 
 mod entries;
 mod format;

@@ -7,6 +7,7 @@
 use serde::Deserializer;
 
 pub use crate::assembler::AssemblyStats;
+pub use crate::offsets::IndexedText;
 use crate::wire::{ParsedResults, UnknownProperties};
 
 /// [`deserialize_request`](crate::wire::deserialize_request) into `parsed`, keeping the buffers of the request that was there:

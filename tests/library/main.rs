@@ -7,6 +7,7 @@ mod boundaries;
 mod budget_gate;
 mod citations;
 mod common;
+mod dialect_attacks;
 mod dialects;
 mod docs;
 mod engines;

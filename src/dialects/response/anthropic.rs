@@ -3,19 +3,34 @@
 //! `content_block_delta` with `text_delta` and `citations_delta`, `content_block_stop`,
 //! `message_stop`). Shapes from anthropic-sdk-python `src/anthropic/types/`.
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
 use super::{ResponseStream, index, problem};
-use crate::citations::{CitationEvent, Quote, StreamOutput};
+use crate::citations::{CitationEvent, Quote, StreamOutput, holds};
 use crate::dialects::Dialect;
 use crate::error::Error;
+use crate::offsets::char_to_byte;
 
-/// The content blocks of a streamed message that have started and not stopped.
+/// The content block of a streamed message that has started and not stopped, and its index.
+/// Blocks come one after another.
 #[derive(Debug, Default)]
 pub(super) struct Blocks {
-    open: HashMap<usize, Block>,
+    open: Option<(usize, Block)>,
+}
+
+impl Blocks {
+    /// The open block's index.
+    fn open_index(&self) -> Option<usize> {
+        self.open.as_ref().map(|(at, _)| *at)
+    }
+
+    /// The open block, if it is block `at`.
+    fn get_mut(&mut self, at: usize) -> Option<&mut Block> {
+        match &mut self.open {
+            Some((open, block)) if *open == at => Some(block),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -50,6 +65,13 @@ impl ResponseStream<'_> {
         match kind {
             "content_block_start" => {
                 let at = index(event, "index", &place)?;
+                // Blocks come one after another: one starting while another is open, or
+                // again, means events were lost or replayed.
+                if let Some(open) = self.anthropic.open_index() {
+                    return Err(problem(format!(
+                        "{place}: content block {at} starts while block {open} is open"
+                    )));
+                }
                 let block = event
                     .get("content_block")
                     .ok_or_else(|| problem(format!("{place}: no content_block")))?;
@@ -72,16 +94,16 @@ impl ResponseStream<'_> {
                         started.citations.push((citation.clone(), place.clone()));
                     }
                 }
-                self.anthropic.open.insert(at, started);
+                self.anthropic.open = Some((at, started));
             }
             "content_block_delta" => {
                 let at = index(event, "index", &place)?;
                 let delta = event
                     .get("delta")
                     .ok_or_else(|| problem(format!("{place}: no delta")))?;
-                let Some(block) = self.anthropic.open.get_mut(&at) else {
+                let Some(block) = self.anthropic.get_mut(at) else {
                     return Err(problem(format!(
-                        "{place}: a delta for content block {at}, which never started"
+                        "{place}: a delta for content block {at}, which is not open"
                     )));
                 };
                 match delta.get("type").and_then(Value::as_str) {
@@ -90,6 +112,12 @@ impl ResponseStream<'_> {
                             problem(format!("{place}: a text_delta without text"))
                         })?;
                         self.append(text, out);
+                    }
+                    Some("citations_delta") if !block.text => {
+                        return Err(problem(format!(
+                            "{place}: a citations_delta for content block {at}, which is not \
+                             a text block"
+                        )));
                     }
                     Some("citations_delta") => {
                         let citation = delta.get("citation").ok_or_else(|| {
@@ -103,9 +131,16 @@ impl ResponseStream<'_> {
             }
             "content_block_stop" => {
                 let at = index(event, "index", &place)?;
-                if let Some(block) = self.anthropic.open.remove(&at)
-                    && block.text
-                {
+                let block = match self.anthropic.open.take() {
+                    Some((open, block)) if open == at => block,
+                    other => {
+                        self.anthropic.open = other;
+                        return Err(problem(format!(
+                            "{place}: content block {at} stops, but it is not open"
+                        )));
+                    }
+                };
+                if block.text {
                     let end = self.answer.len();
                     for (citation, from) in block.citations {
                         self.anthropic_citation(
@@ -118,7 +153,14 @@ impl ResponseStream<'_> {
                     }
                 }
             }
-            "message_stop" => self.ended = true,
+            "message_stop" => {
+                if let Some(open) = self.anthropic.open_index() {
+                    return Err(problem(format!(
+                        "{place}: the message stops while content block {open} is open"
+                    )));
+                }
+                self.ended = true;
+            }
             "error" => {
                 let error = event.get("error").cloned().unwrap_or(Value::Null);
                 return Err(problem(format!(
@@ -209,6 +251,12 @@ impl ResponseStream<'_> {
             self.unknown(format!("{field} {entry} titled {title:?}"), start, events);
             return Ok(());
         }
+        if let Some(source) = citation.get("source").and_then(Value::as_str)
+            && !self.source_agrees(entry, source)
+        {
+            self.unknown(format!("{field} {entry} from {source:?}"), start, events);
+            return Ok(());
+        }
         let verified = self.cited_text_found(entry, &range, cited_text);
         let quote = Quote {
             text: cited_text.to_string(),
@@ -225,26 +273,25 @@ impl ResponseStream<'_> {
         let Some(sent) = self.entries.as_ref().and_then(|entries| entries.get(entry)) else {
             return false;
         };
-        let within = match *range {
+        match *range {
             Range::Blocks(from, to) => {
                 let blocks = sent.text_blocks();
                 if to > blocks.len() {
                     return false;
                 }
-                blocks[from..to].join("\n")
+                // A quote of several blocks is their texts joined, and how they are joined
+                // is the provider's: by a line break, or by nothing.
+                let blocks = &blocks[from..to];
+                holds(&blocks.join("\n"), cited_text) || holds(&blocks.concat(), cited_text)
             }
             Range::Chars(from, to) => {
                 let data = sent.document_text().unwrap_or_default();
-                match (
-                    super::place::char_to_byte(data, from),
-                    super::place::char_to_byte(data, to),
-                ) {
-                    (Some(from), Some(to)) => data[from..to].to_string(),
-                    _ => return false,
+                match (char_to_byte(data, from), char_to_byte(data, to)) {
+                    (Some(from), Some(to)) => holds(&data[from..to], cited_text),
+                    _ => false,
                 }
             }
-        };
-        holds_ignoring_space(&within, cited_text)
+        }
     }
 }
 
@@ -257,17 +304,4 @@ fn ordered(citation: &Value, from: &str, to: &str, place: &str) -> Result<(usize
         )));
     }
     Ok((start, end))
-}
-
-/// Whether `text` holds `quote`, whitespace aside: a quote of several blocks is their texts
-/// joined, and how they are joined is the provider's.
-fn holds_ignoring_space(text: &str, quote: &str) -> bool {
-    let squeeze = |s: &str| -> String {
-        crate::citations::normalize(s)
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .collect()
-    };
-    let quote = squeeze(quote);
-    !quote.is_empty() && squeeze(text).contains(&quote)
 }

@@ -3,9 +3,10 @@
 //! `src/cohere/types/` (`document.py`, `citation.py`, `source.py`, `citation_start_event.py`)
 //! and `src/cohere/v2/types/v2chat_stream_response.py`.
 
+use std::collections::BTreeMap;
+
 use serde_json::Value;
 
-use super::place::{char_to_byte, utf16_to_byte};
 use super::{ResponseStream, index, problem};
 use crate::citations::{CitationEvent, Quote, StreamOutput};
 use crate::error::Error;
@@ -13,7 +14,17 @@ use crate::error::Error;
 /// Citations read whose text has not all arrived yet.
 #[derive(Debug, Default)]
 pub(super) struct Pending {
-    citations: Vec<(usize, usize, Value, String)>,
+    /// By the character their text ends at, then the order they came in: each delta settles
+    /// the first few, and looks at no others.
+    waiting: BTreeMap<(usize, usize), Waiting>,
+    /// Citations read so far.
+    count: usize,
+}
+
+#[derive(Debug)]
+struct Waiting {
+    start: usize,
+    citation: Value,
 }
 
 impl ResponseStream<'_> {
@@ -42,9 +53,15 @@ impl ResponseStream<'_> {
                     problem(format!("{place}: a citation-start without citations"))
                 })?;
                 let (start, end) = bounds(citation, &place)?;
-                self.cohere
-                    .citations
-                    .push((start, end, citation.clone(), place));
+                let pending = &mut self.cohere;
+                pending.waiting.insert(
+                    (end, pending.count),
+                    Waiting {
+                        start,
+                        citation: citation.clone(),
+                    },
+                );
+                pending.count += 1;
                 self.settle_cohere(&mut out.events, false);
             }
             "message-end" => self.ended = true,
@@ -89,16 +106,21 @@ impl ResponseStream<'_> {
         Ok(())
     }
 
-    /// Settles the pending citations whose text has arrived (all of them at the end).
+    /// Settles the pending citations whose text has arrived (all of them at the end), in
+    /// the order they came.
     pub(super) fn settle_cohere(&mut self, events: &mut Vec<CitationEvent>, at_end: bool) {
-        let arrived = self.answer_chars;
-        let pending = std::mem::take(&mut self.cohere.citations);
-        for (start, end, citation, place) in pending {
-            if at_end || end <= arrived {
-                self.cohere_citation(start, end, &citation, events);
-            } else {
-                self.cohere.citations.push((start, end, citation, place));
+        let arrived = self.answer.chars();
+        let mut ready = Vec::new();
+        while let Some(entry) = self.cohere.waiting.first_entry() {
+            if !at_end && entry.key().0 > arrived {
+                break;
             }
+            let ((end, order), waiting) = entry.remove_entry();
+            ready.push((order, end, waiting));
+        }
+        ready.sort_unstable_by_key(|&(order, ..)| order);
+        for (_, end, waiting) in ready {
+            self.cohere_citation(waiting.start, end, &waiting.citation, events);
         }
     }
 
@@ -116,13 +138,14 @@ impl ResponseStream<'_> {
             .get("text")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        let answer = self.answer.as_str();
+        let indexed = &self.answer;
+        let answer = indexed.as_str();
         let as_bytes = |s: usize, e: usize| {
             (answer.is_char_boundary(s.min(answer.len())) && e <= answer.len()).then_some((s, e))
         };
         let readings = [
-            char_to_byte(answer, start).zip(char_to_byte(answer, end)),
-            utf16_to_byte(answer, start).zip(utf16_to_byte(answer, end)),
+            indexed.byte_of_char(start).zip(indexed.byte_of_char(end)),
+            indexed.byte_of_utf16(start).zip(indexed.byte_of_utf16(end)),
             as_bytes(start, end).filter(|&(_, e)| answer.is_char_boundary(e)),
         ];
         let found = readings
@@ -133,7 +156,7 @@ impl ResponseStream<'_> {
         let ((from, to), verified) = match found {
             Some(span) => (span, !text.is_empty()),
             None => {
-                let clamp = |n: usize| char_to_byte(answer, n).unwrap_or(answer.len());
+                let clamp = |n: usize| indexed.byte_of_char(n).unwrap_or(answer.len());
                 ((clamp(start), clamp(end)), false)
             }
         };
@@ -152,10 +175,10 @@ impl ResponseStream<'_> {
                 .and_then(Value::as_str)
                 .unwrap_or("document");
             let id = source.get("id").and_then(Value::as_str).unwrap_or_default();
-            let entry = id
-                .parse::<usize>()
-                .ok()
-                .filter(|&n| kind == "document" && n >= 1 && n <= self.tally.chips().len());
+            // Only the id as sent names an entry: not "01", "+1" or " 1".
+            let entry = id.parse::<usize>().ok().filter(|&n| {
+                kind == "document" && n >= 1 && n <= self.tally.chips().len() && n.to_string() == id
+            });
             let Some(n) = entry else {
                 self.unknown(format!("{kind} id {id:?}"), from, events);
                 continue;

@@ -5,11 +5,10 @@
 //! is the response's text blocks in order; each citation's place is the stretch of that text
 //! it marks (Anthropic: the text block it is attached to; Cohere: its `start..end`), in bytes
 //! and in UTF-16 code units. `anthropic.rs` and `cohere.rs` read each dialect's shapes;
-//! `sse.rs` splits server-sent events; `place.rs` turns character offsets into byte offsets.
+//! `sse.rs` splits server-sent events; the crate's `offsets.rs` finds offsets in the answer.
 
 mod anthropic;
 mod cohere;
-mod place;
 mod sse;
 
 use std::borrow::Cow;
@@ -21,7 +20,7 @@ use crate::citations::{
     CitationEvent, MarkerSpan, Quote, Resolution, Resolver, StreamOutput, Tally, UnknownMarker,
 };
 use crate::error::Error;
-use crate::provenance::utf16_len;
+use crate::offsets::IndexedText;
 use sse::SseLines;
 
 /// A model API's response read event by event; made by
@@ -38,11 +37,7 @@ pub struct ResponseStream<'c> {
     tally: Tally<'c>,
     entries: Option<Cow<'c, [Entry]>>,
     /// The answer's text so far.
-    answer: String,
-    /// Its length in UTF-16 code units.
-    answer_utf16: usize,
-    /// Its length in characters, as Cohere's offsets count.
-    answer_chars: usize,
+    answer: IndexedText,
     anthropic: anthropic::Blocks,
     cohere: cohere::Pending,
     sse: SseLines,
@@ -81,7 +76,9 @@ impl<'c> Resolver<'c> {
     pub fn response(&self, response: &str) -> Result<Resolution, Error> {
         let mut stream = self.response_stream()?;
         let trimmed = response.trim_start();
-        if trimmed.starts_with("event:") || trimmed.starts_with("data:") || trimmed.starts_with(':')
+        if ["event:", "data:", "id:", "retry:", ":"]
+            .iter()
+            .any(|field| trimmed.starts_with(field))
         {
             let _ = stream.push_sse(response)?;
             return Ok(stream.finish()?.1);
@@ -116,9 +113,7 @@ impl<'c> Resolver<'c> {
             dialect: self.response_dialect()?,
             tally: self.tally(),
             entries: self.sent_entries(),
-            answer: String::new(),
-            answer_utf16: 0,
-            answer_chars: 0,
+            answer: IndexedText::default(),
             anthropic: anthropic::Blocks::default(),
             cohere: cohere::Pending::default(),
             sse: SseLines::default(),
@@ -183,7 +178,10 @@ impl<'c> ResponseStream<'c> {
         }
         let mut out = StreamOutput::default();
         self.settle_cohere(&mut out.events, true);
-        Ok((out, self.tally.into_resolution(Some(self.answer))))
+        Ok((
+            out,
+            self.tally.into_resolution(Some(self.answer.into_string())),
+        ))
     }
 
     fn event(&mut self, event: &Value) -> Result<StreamOutput, Error> {
@@ -206,26 +204,17 @@ impl<'c> ResponseStream<'c> {
 
     /// Appends `text` to the answer, and to what is shown.
     fn append(&mut self, text: &str, out: &mut StreamOutput) {
-        self.answer.push_str(text);
-        self.answer_utf16 += utf16_len(text);
-        self.answer_chars += text.chars().count();
+        self.answer.push(text);
         out.text.push_str(text);
     }
 
     /// The place of answer bytes `start..end` (on character boundaries).
     fn span(&self, start: usize, end: usize) -> MarkerSpan {
-        let start_utf16 = utf16_len(&self.answer[..start]);
-        // A block's citation ends where the answer so far does.
-        let end_utf16 = if end == self.answer.len() {
-            self.answer_utf16
-        } else {
-            start_utf16 + utf16_len(&self.answer[start..end])
-        };
         MarkerSpan {
             start,
             end,
-            start_utf16,
-            end_utf16,
+            start_utf16: self.answer.utf16_at(start),
+            end_utf16: self.answer.utf16_at(end),
         }
     }
 
@@ -241,14 +230,28 @@ impl<'c> ResponseStream<'c> {
     }
 
     /// Whether `title`, as a citation gives it, is the title entry `entry` was sent with.
+    /// With the entries, it must be the one sent: a title claimed for an untitled entry
+    /// disagrees. Without them, the chip's title is what there is to compare, and an
+    /// untitled chip cannot say what was sent (its URL, its number, a shortened form).
     fn title_agrees(&self, entry: usize, title: &str) -> bool {
-        let sent = self
-            .entries
-            .as_ref()
-            .and_then(|entries| entries.get(entry))
-            .and_then(Entry::title);
-        let chip = self.tally.chips()[entry].title.as_deref();
-        sent == Some(title) || chip == Some(title) || (sent.is_none() && chip.is_none())
+        if let Some(sent) = self.sent_entry(entry) {
+            return sent.title() == Some(title);
+        }
+        match self.tally.chips()[entry].title.as_deref() {
+            Some(chip) => chip == title,
+            None => true,
+        }
+    }
+
+    /// Whether `source`, as an Anthropic citation gives it, is the one entry `entry` was sent
+    /// with; without the entries it cannot be told.
+    fn source_agrees(&self, entry: usize, source: &str) -> bool {
+        self.sent_entry(entry)
+            .is_none_or(|sent| sent.search_source() == Some(source))
+    }
+
+    fn sent_entry(&self, entry: usize) -> Option<&Entry> {
+        self.entries.as_ref().and_then(|entries| entries.get(entry))
     }
 
     /// Records a citation that points at no entry.

@@ -5,6 +5,9 @@
 pub(super) struct SseLines {
     /// The start of a line whose end has not arrived.
     partial: String,
+    /// How much of `partial` is known to hold no line end: a long line that arrives in many
+    /// chunks is looked through once.
+    scanned: usize,
     /// The `data` of the event being read.
     data: Vec<String>,
 }
@@ -14,9 +17,11 @@ impl SseLines {
     pub(super) fn feed(&mut self, chunk: &str) -> Vec<String> {
         let mut events = Vec::new();
         self.partial.push_str(chunk);
-        while let Some(end) = self.partial.find('\n') {
-            let line: String = self.partial.drain(..=end).collect();
-            let line = line.trim_end_matches(['\n', '\r']);
+        let mut start = 0;
+        let mut from = self.scanned;
+        while let Some(found) = self.partial[from..].find('\n') {
+            let end = from + found;
+            let line = self.partial[start..end].trim_end_matches('\r');
             if line.is_empty() {
                 if !self.data.is_empty() {
                     events.push(std::mem::take(&mut self.data).join("\n"));
@@ -29,7 +34,11 @@ impl SseLines {
                 }
             }
             // `event:`, `id:`, `retry:` and `:` comments say nothing the data does not.
+            start = end + 1;
+            from = start;
         }
+        self.partial.drain(..start);
+        self.scanned = self.partial.len();
         events
     }
 
