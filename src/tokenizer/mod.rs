@@ -97,8 +97,11 @@ pub trait TokenCounter: Send + Sync {
     /// Appends the length in bytes of each token of `text`, encoded as ordinary text (special
     /// tokens such as `<|endoftext|>` are plain text), to `lengths`.
     ///
-    /// The lengths must add up to `text.len()`, and each must be at least 1: the assembler
-    /// relies on a text never having more tokens than bytes.
+    /// The lengths must add up to `text.len()`, and each should be at least 1. A tokenizer
+    /// that can give more tokens than bytes (a normalizer that expands a character, as Qwen
+    /// 3's NFC does U+0F76) gives the extra tokens length 0, after the token that holds the
+    /// bytes: a token of length 0 is counted with the position where it ends, as one of the
+    /// tokens before it.
     fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>);
 
     /// The number of tokens in `text`, encoded as ordinary text.
