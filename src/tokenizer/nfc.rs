@@ -7,7 +7,12 @@
 //! it to a starter before it (`e` + U+0301, a Hangul L + V jamo). Neither can happen before a
 //! character of canonical combining class 0 (reordering stops at it) that composes with
 //! nothing before it, and that NFC keeps as it is (`NFC_Quick_Check=Yes`; a character it
-//! decomposes, such as U+0F76, could start with a mark).
+//! decomposes, such as U+0F73, turns into marks that reorder with the marks before it).
+//!
+//! At OpenAI's positions (before a space, after a newline) one side is a character NFC neither
+//! changes nor joins to anything, so there the rule only refuses a few positions, out of
+//! caution (after a newline, before a mark or a jamo). It is what keeps a split exact where a
+//! pre-tokenizer allows one between other characters: after a letter, before a mark.
 //!
 //! The Unicode data is the `unicode-normalization` crate's. Unicode derives
 //! `NFC_Quick_Check=Maybe` for exactly the characters that can compose with one before them,
