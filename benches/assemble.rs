@@ -5,7 +5,7 @@
 //! The floor `F` is one `encode_ordinary` pass of tiktoken-rs over the text that ends up in
 //! the prompt. Groups and benchmark IDs (parsed by the report script):
 //!
-//! - `cold/{english,multilingual}/{o200k,cl100k}`: `ours` (assemble, default policy and
+//! - `cold/{english,multilingual,markdown}/{o200k,cl100k}`: `ours` (assemble, default policy and
 //!   format, 4,000 tokens), `floor` (F over the text `ours` produced), `naive` (re-encode the
 //!   whole prompt after each appended block);
 //! - `warm/{english,multilingual}/{o200k,cl100k}`: `ours` with a warmed `TokenCache`, and
@@ -14,7 +14,7 @@
 //!   over 500 distinct results (o200k);
 //! - `inputs`: `ours/<n>` for 5, 50, 500 and 5,000 results, and `ours/10mb` for one 10 MB
 //!   result, all at 4,000 tokens (o200k);
-//! - `backend/{english,multilingual}/{o200k,cl100k}`: `tiktoken` and `bpe-openai`, the same
+//! - `backend/{english,multilingual,markdown}/{o200k,cl100k}`: `tiktoken` and `bpe-openai`, the same
 //!   cold assembly counted by each engine, and `own-floor`, one bpe-openai encode of the
 //!   text, timed in alternation with `bpe-openai`.
 //!
@@ -23,17 +23,24 @@
 //! load changing between the two functions; the median of those ratios is printed and written
 //! to `paired.json` in the group's criterion directory, where `report.py` reads it.
 
+mod paired;
+
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use mentor_context::tokenizer::TokenCache;
 use mentor_context::wire::parse_results;
 use mentor_context::{AssembledContext, Assembler, ContextBuilder, Encoding, MentorRagResult};
+use paired::Pairs;
 use tiktoken_rs::CoreBPE;
 
 /// The budget of the targets.
 const BUDGET: usize = 4000;
+
+/// The bench fixtures of the cold and engine groups: prose in English, in many scripts, and
+/// markdown API documentation (fenced code, tables, long inline code).
+const FIXTURES: [&str; 3] = ["english", "multilingual", "markdown"];
 
 /// Budgets of the sweep.
 const BUDGETS: [usize; 7] = [500, 1000, 2000, 4000, 8000, 16000, 32000];
@@ -181,111 +188,6 @@ fn huge(results: &[MentorRagResult], bytes: usize) -> MentorRagResult {
     .with_metadata([("product", "Quillstack"), ("chunk_id", "handbook#all")])
 }
 
-/// Which of a pair of workloads a benchmark function times.
-#[derive(Clone, Copy)]
-enum Timed {
-    Ours,
-    Floor,
-}
-
-/// The times of `ours` and of its floor in every sample of a pair of benchmark functions
-/// that run both in turn. Criterion times the two functions seconds apart, and on a shared
-/// machine the load changes in between; the ratio of each sample's own pair of times, both
-/// taken over the same iterations, is free of that.
-#[derive(Default)]
-struct Pairs(std::cell::RefCell<Vec<(f64, f64)>>);
-
-impl Pairs {
-    /// Runs `ours` and `floor` in turn `iters` times, the `timed` one first; keeps both
-    /// times and returns the timed one's. What each returns is dropped after both clocks
-    /// have stopped: freeing a context or a token vector is the caller's work, as in
-    /// `mentor-context bench`.
-    fn run<A, B>(
-        &self,
-        iters: u64,
-        timed: Timed,
-        ours: &mut impl FnMut() -> A,
-        floor: &mut impl FnMut() -> B,
-    ) -> Duration {
-        let (mut first, mut second) = (Duration::ZERO, Duration::ZERO);
-        for _ in 0..iters {
-            let (a, b);
-            let start = Instant::now();
-            let middle = match timed {
-                Timed::Ours => {
-                    a = black_box(ours());
-                    let middle = Instant::now();
-                    b = black_box(floor());
-                    middle
-                }
-                Timed::Floor => {
-                    b = black_box(floor());
-                    let middle = Instant::now();
-                    a = black_box(ours());
-                    middle
-                }
-            };
-            first += middle - start;
-            second += middle.elapsed();
-            drop((a, b));
-        }
-        let (ours_time, floor_time) = match timed {
-            Timed::Ours => (first, second),
-            Timed::Floor => (second, first),
-        };
-        self.0
-            .borrow_mut()
-            .push((ours_time.as_secs_f64(), floor_time.as_secs_f64()));
-        first
-    }
-
-    /// Benchmarks `ours` and `floor` as the functions `ours_name` and `floor_name` of `group`,
-    /// then prints the median of the per-sample ratios and writes it to `paired.json` in
-    /// criterion's directory for the group, for `report.py`.
-    fn bench<A, B>(
-        group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
-        group_id: &str,
-        (ours_name, mut ours): (&str, impl FnMut() -> A),
-        (floor_name, mut floor): (&str, impl FnMut() -> B),
-    ) {
-        let pairs = Pairs::default();
-        group.bench_function(ours_name, |b| {
-            b.iter_custom(|iters| pairs.run(iters, Timed::Ours, &mut ours, &mut floor));
-        });
-        group.bench_function(floor_name, |b| {
-            b.iter_custom(|iters| pairs.run(iters, Timed::Floor, &mut ours, &mut floor));
-        });
-        let mut ratios: Vec<f64> = pairs.0.into_inner().iter().map(|(o, f)| o / f).collect();
-        if ratios.is_empty() {
-            // Filtered out: neither function ran.
-            return;
-        }
-        ratios.sort_by(f64::total_cmp);
-        let median = ratios[ratios.len() / 2];
-        let (low, high) = (ratios[ratios.len() / 10], ratios[ratios.len() * 9 / 10]);
-        eprintln!(
-            "{group_id}: {ours_name} / {floor_name} paired over {} samples: median {median:.3} \
-             (10th to 90th percentile {low:.3} to {high:.3})",
-            ratios.len()
-        );
-        let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
-            || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
-            std::path::PathBuf::from,
-        );
-        let dir = target.join("criterion").join(group_id.replace('/', "_"));
-        let json = serde_json::json!({
-            "ours": ours_name, "floor": floor_name, "samples": ratios.len(),
-            "median": median, "p10": low, "p90": high,
-        })
-        .to_string();
-        if let Err(e) = std::fs::create_dir_all(&dir)
-            .and_then(|()| std::fs::write(dir.join("paired.json"), json))
-        {
-            eprintln!("{group_id}: paired.json not written: {e}");
-        }
-    }
-}
-
 fn configure(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>) {
     group
         .sample_size(20)
@@ -295,7 +197,7 @@ fn configure(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::W
 
 /// Targets 1 and 5: cold assembly against the floor and the naive baseline.
 fn cold(c: &mut Criterion) {
-    for name in ["english", "multilingual"] {
+    for name in FIXTURES {
         let results = fixture(name);
         for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
             let bpe = bpe(encoding);
@@ -410,7 +312,7 @@ fn inputs(c: &mut Criterion) {
 /// alternation with `bpe-openai`.
 fn backend(c: &mut Criterion) {
     use mentor_context::tokenizer::{Engine, TokenCounter};
-    for name in ["english", "multilingual"] {
+    for name in FIXTURES {
         let results = fixture(name);
         for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
             assert_eq!(encoding.default_engine(), Engine::BpeOpenai);

@@ -54,6 +54,15 @@ pub fn openai_splits_exactly(text: &str, at: usize) -> bool {
     crate::tokenizer::openai_splits_exactly(text, at)
 }
 
+/// Whether NFC leaves the position before `c` alone, whatever comes before it: the
+/// stability rule a file with an NFC normalizer (Qwen 3) adds to
+/// [`openai_splits_exactly`] (`src/tokenizer/nfc.rs`). Feature `huggingface`.
+#[cfg(feature = "huggingface")]
+#[must_use]
+pub fn nfc_stable(c: char) -> bool {
+    crate::tokenizer::nfc_stable(c)
+}
+
 mod workers;
 
 pub use workers::{

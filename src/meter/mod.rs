@@ -157,6 +157,10 @@ impl<'t> Meter<'t> {
             if at != offset {
                 return None;
             }
+            // Tokens of length 0 that end at `offset` count before it (as in the checkpoints).
+            while self.chunk.lengths.get(skip) == Some(&0) {
+                skip += 1;
+            }
         }
         let head = match self.checkpoints.tokens_at(offset) {
             Some(tokens) => tokens,

@@ -7,7 +7,10 @@ impl Meter<'_> {
     /// every [`CHECKPOINT_EVERY`] tokens, and at `mark`, up to `room` tokens and short of `end`.
     ///
     /// Token ends include every piece end, so at an exact split the tokens before it are
-    /// exactly the count of the text before it. This runs over every token of every block
+    /// exactly the count of the text before it. Tokens of length 0 (a tokenizer with more
+    /// tokens than bytes somewhere, as Qwen 3 after NFC) end where the token before them ends
+    /// and are counted before that position, so a checkpoint waits for the last token ending
+    /// there. This runs over every token of every block
     /// that is not simply counted, so where no token can be a checkpoint (before the next one
     /// due, with no mark ahead, short of `end`) it adds up their lengths a stretch at a time.
     pub(super) fn record_checkpoints(
@@ -40,11 +43,14 @@ impl Meter<'_> {
             if at >= end {
                 break;
             }
-            let at_mark = mark == Some(at);
-            if mark.is_some_and(|mark| mark <= at) {
+            // Whether every token ending at `at` is counted: the next one has bytes of its own.
+            let settled = lengths.get(i).is_none_or(|&next| next > 0);
+            let at_mark = mark == Some(at) && settled;
+            if mark.is_some_and(|mark| mark < at || at_mark) {
                 mark = None;
             }
             if (since >= CHECKPOINT_EVERY || at_mark)
+                && settled
                 && text.is_char_boundary(at)
                 && self.tokenizer.splits_exactly(text, at)
             {

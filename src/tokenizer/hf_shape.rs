@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 use tokenizers::Encoding;
+use unicode_normalization::{IsNormalized, is_nfc_quick};
 
 /// cl100k_base's split pattern, which Llama 3 (and 3.1 to 3.3) uses unchanged.
 const CL100K_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
@@ -23,6 +24,10 @@ pub(super) enum SplitRule {
     /// At [`openai_splits_exactly`](super::openai_splits_exactly)'s positions: the file's
     /// pre-tokenizer keeps every piece whole there, and nothing rewrites the text first.
     OpenAi,
+    /// At those positions where the character after is NFC-stable
+    /// ([`nfc_splits_at`](super::nfc::nfc_splits_at)): the same pre-tokenizer, after an NFC
+    /// normalizer that then changes neither side across the split (Qwen 3).
+    OpenAiNfc,
     /// Nowhere: the assembler recounts the whole text.
     Recount,
 }
@@ -37,6 +42,8 @@ pub(super) struct Shape {
     byte_level: bool,
     /// SentencePiece-style byte fallback: `<0xNN>` tokens stand for one byte.
     byte_fallback: bool,
+    /// The normalizer is NFC alone: text not in NFC is placed by the tokens' offsets.
+    nfc: bool,
     /// Ids of added tokens (matched in text whole, so their offsets are exact).
     added: Vec<u32>,
 }
@@ -106,6 +113,17 @@ fn pre_tokenizers(value: Option<&Value>) -> Vec<&Value> {
     }
 }
 
+/// Whether the normalizer is NFC alone (alone in a `Sequence` too).
+fn only_nfc(value: Option<&Value>) -> bool {
+    match value {
+        Some(v) if v["type"] == "Sequence" => v["normalizers"]
+            .as_array()
+            .is_some_and(|n| n.len() == 1 && n[0]["type"] == "NFC"),
+        Some(v) => v["type"] == "NFC",
+        None => false,
+    }
+}
+
 /// Whether the normalizer leaves text as it is.
 fn no_normalizer(value: Option<&Value>) -> bool {
     match value {
@@ -152,12 +170,17 @@ impl Shape {
         let added_keep_splits = file.added_tokens.iter().filter(|t| !t.special).all(|t| {
             !(t.lstrip || t.rstrip || t.single_word || t.content.contains(char::is_whitespace))
         });
-        let split_rule = if matches!(family, "llama3" | "deepseek-v3")
-            && no_normalizer(file.normalizer.as_ref())
+        // The three families' patterns keep pieces whole at OpenAI's positions (Qwen's is
+        // cl100k's with single digits); an NFC normalizer before them is allowed for where it
+        // changes nothing across a split.
+        let pieces_kept = matches!(family, "llama3" | "deepseek-v3" | "qwen")
             && file.model.kind.as_deref() == Some("BPE")
-            && added_keep_splits
-        {
+            && added_keep_splits;
+        let nfc = only_nfc(file.normalizer.as_ref());
+        let split_rule = if pieces_kept && no_normalizer(file.normalizer.as_ref()) {
             SplitRule::OpenAi
+        } else if pieces_kept && nfc {
+            SplitRule::OpenAiNfc
         } else {
             SplitRule::Recount
         };
@@ -183,6 +206,7 @@ impl Shape {
             max_token_bytes,
             byte_level,
             byte_fallback: file.model.byte_fallback,
+            nfc,
             added,
         }
     }
@@ -214,13 +238,19 @@ impl Shape {
     ///
     /// Each token's string says how many bytes it stands for; when those add up to the text
     /// (always, without a normalizer), they are exact. When a normalizer changed the text's
-    /// length (Qwen's NFC on text not in NFC, a literal `▁` for Gemma), the tokens' offsets
-    /// into the text place them instead: exact where a token ends on a character boundary,
-    /// and a guess inside a character split between tokens. The lengths add up to the text
-    /// either way, and each is at least 1 unless the text has more tokens than bytes (NFC can
-    /// expand one character to several tokens: Qwen 3 counts U+0F76 as 6 tokens, 3 bytes);
-    /// the extra tokens then have length 0.
+    /// length (a literal `▁` for Gemma), the tokens' offsets into the text place them instead:
+    /// exact where a token ends on a character boundary, and a guess inside a character split
+    /// between tokens. The lengths add up to the text either way, and each is at least 1
+    /// unless the text has more tokens than bytes; the extra tokens then have length 0.
+    ///
+    /// Under NFC, text that is not in NFC is placed by the offsets always
+    /// ([`Shape::nfc_lengths`]): by the strings alone, a character NFC shrinks and one it grows
+    /// can add up to the text with every token in between misplaced.
     pub(super) fn lengths(&self, text: &str, encoding: &Encoding, lengths: &mut Vec<u32>) {
+        if self.nfc && is_nfc_quick(text.chars()) != IsNormalized::Yes {
+            self.nfc_lengths(text, encoding, lengths);
+            return;
+        }
         let n = encoding.len();
         let first = lengths.len();
         let mut sum = 0;
@@ -253,6 +283,51 @@ impl Shape {
             };
             lengths.push(u32::try_from(end - pos).unwrap_or(u32::MAX));
             pos = end;
+        }
+    }
+
+    /// [`lengths`](Shape::lengths) of text an NFC normalizer changed, placed by the tokens'
+    /// offsets (into `text`).
+    ///
+    /// A token that starts at or after the end of the one before it starts exactly where its
+    /// offset says: at the first byte of the character it begins with. The tokens between two
+    /// such starts share that stretch of bytes, each its string's length as far as the
+    /// stretch has bytes, at least one while it has. Where NFC made more tokens than bytes
+    /// (Qwen 3 counts U+0F76, 3 bytes, as 6 tokens), the last tokens of the stretch get 0, so
+    /// every token ends at or before the start of the next stretch. An exact split is such a
+    /// start (NFC changes nothing across it, and a piece starts there), so the tokens before
+    /// it add up to it exactly; the meter counts the tokens of length 0 with the position
+    /// where they end.
+    fn nfc_lengths(&self, text: &str, encoding: &Encoding, lengths: &mut Vec<u32>) {
+        let offsets = encoding.get_offsets();
+        let n = encoding.len();
+        let (mut first, mut pos) = (0, 0);
+        for i in 0..n {
+            let end = if i + 1 == n {
+                text.len()
+            } else {
+                let next = offsets[i + 1].0;
+                let starts_after = next >= offsets[i].1 && next >= pos;
+                if !(starts_after && text.is_char_boundary(next)) {
+                    continue;
+                }
+                next
+            };
+            let mut left = end - pos;
+            for k in first..=i {
+                let after = i - k;
+                let len = if after == 0 {
+                    left
+                } else {
+                    // Leave a byte for each token after this one, as far as there are bytes.
+                    let least = left.min(1);
+                    let most = left.saturating_sub(after).max(least);
+                    self.natural_len(encoding, k).clamp(least, most)
+                };
+                lengths.push(u32::try_from(len).unwrap_or(u32::MAX));
+                left -= len;
+            }
+            (first, pos) = (i + 1, end);
         }
     }
 }

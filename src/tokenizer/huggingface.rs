@@ -12,6 +12,7 @@ use tokenizers::Tokenizer;
 use super::file_id::{file_name, load_file};
 use super::hf_load::read_tokenizer;
 use super::hf_shape::{Shape, SplitRule};
+use super::nfc::nfc_splits_at;
 use super::openai_splits_exactly;
 use super::{DEFAULT_MAX_CALL_BYTES, TokenCounter};
 use crate::error::Error;
@@ -20,7 +21,7 @@ use crate::error::Error;
 /// (onig) takes a megabyte of any one kind of text in one call without a panic and in linear
 /// time (`benches/README.md`, "Hostile input"). With the longest token known, a block that
 /// cannot fit is tokenized only as far as could fit, so a larger call costs nothing then; and
-/// a file on the recount path gets contexts of up to this much.
+/// a file on the recount path (Gemma 3) gets contexts of up to this much.
 const MEASURED_MAX_CALL_BYTES: usize = 1 << 20;
 
 /// A model's own tokenizer, from the `tokenizer.json` file it ships with (Llama 3, Qwen 3,
@@ -35,10 +36,12 @@ const MEASURED_MAX_CALL_BYTES: usize = 1 << 20;
 ///   own tokenizer matches them.
 /// - **Exact splits where the file proves them.** Where the pre-tokenizer is one of the
 ///   regular-expression splits whose piece boundaries are known (Llama 3's is cl100k's,
-///   DeepSeek V3's is checked the same way) and nothing rewrites the text first, the
-///   assembler counts each block once (at the positions of OpenAI's exact-split rule). Any other file
-///   (a normalizer, as Qwen's NFC or Gemma's space-to-`▁`, or an unknown pattern) takes the
-///   whole-text recount, which is exact but counts the text again.
+///   Qwen 3's and DeepSeek V3's are checked the same way) and nothing rewrites the text
+///   first but NFC, the assembler counts each block once: at the positions of OpenAI's
+///   exact-split rule, and under NFC (Qwen 3) only where the character after is one NFC
+///   cannot join to what comes before. Any other file (a normalizer such as Gemma's
+///   space-to-`▁`, or an unknown pattern) takes the whole-text recount, which is exact but
+///   counts the text again, and gives contexts of at most a call's length.
 /// - **Truncation and padding** configured in the file are switched off: they would change
 ///   the count.
 ///
@@ -147,6 +150,7 @@ impl TokenCounter for HuggingFaceTokenizer {
     fn splits_exactly(&self, text: &str, at: usize) -> bool {
         match self.shape.split_rule {
             SplitRule::OpenAi => openai_splits_exactly(text, at),
+            SplitRule::OpenAiNfc => openai_splits_exactly(text, at) && nfc_splits_at(text, at),
             SplitRule::Recount => false,
         }
     }
@@ -156,8 +160,10 @@ impl TokenCounter for HuggingFaceTokenizer {
     }
 
     /// A megabyte where the longest token is known (Llama 3, DeepSeek V3, Gemma 3): safe,
-    /// and what is tokenized stays bounded by the budget. Otherwise (Qwen 3's NFC) the
-    /// default 64 KiB, which then also bounds the work spent on a block that cannot fit.
+    /// and what is tokenized stays bounded by the budget. Otherwise (Qwen 3's NFC can make a
+    /// token stand for more bytes than its string has) the default 64 KiB, which then also
+    /// bounds the work spent on a block that cannot fit. On the exact path that bounds only a
+    /// stretch without an exact split point, not the context.
     fn max_call_bytes(&self) -> usize {
         if self.shape.max_token_bytes == usize::MAX {
             DEFAULT_MAX_CALL_BYTES

@@ -9,7 +9,8 @@
 //! [`Encoding`] names the vocabulary (`encoding.rs`); an [`Engine`] is the code that counts it
 //! (`engine.rs`, with [`OpenAiTokenizer`], the pair). The engines sit one to a file:
 //! `bpe_openai.rs` (the default where it ships the encoding) and `tiktoken.rs` (the
-//! reference). The exact-split rule of OpenAI's patterns is in `split_rule.rs`.
+//! reference). The exact-split rule of OpenAI's patterns is in `split_rule.rs`, and where an NFC
+//! normalizer leaves a split alone in `nfc.rs`.
 
 mod bpe_openai;
 mod cache;
@@ -22,6 +23,8 @@ mod hf_load;
 mod hf_shape;
 #[cfg(feature = "huggingface")]
 mod huggingface;
+#[cfg(any(feature = "huggingface", test))]
+mod nfc;
 mod pieces;
 mod split_rule;
 mod tekken;
@@ -33,6 +36,8 @@ pub use encoding::Encoding;
 pub use engine::{Engine, OpenAiTokenizer};
 #[cfg(feature = "huggingface")]
 pub use huggingface::HuggingFaceTokenizer;
+#[cfg(all(feature = "huggingface", feature = "unstable_machinery"))]
+pub(crate) use nfc::nfc_stable;
 pub(crate) use split_rule::openai_splits_exactly;
 pub use tekken::TekkenTokenizer;
 
@@ -60,8 +65,9 @@ pub(crate) const DEFAULT_MAX_CALL_BYTES: usize = 64 * 1024;
 ///
 /// - [`splits_exactly`](TokenCounter::splits_exactly): the assembler counts each block once,
 ///   in chunks that stop as soon as the budget is full, instead of recounting the whole text;
-///   and a context can then be longer than one call (64 KiB). Without it, the text is at
-///   most 64 KiB, and a block that does not fit is tokenized up to that limit to find out.
+///   and a context can then be longer than one call. Without it, the text is at most one
+///   call long (64 KiB, or what [`max_call_bytes`](TokenCounter::max_call_bytes) says), and
+///   a block that does not fit is tokenized up to that limit to find out.
 /// - [`count`](TokenCounter::count): a faster count where token ends are not needed.
 /// - [`max_token_bytes`](TokenCounter::max_token_bytes): text that cannot fit is rejected
 ///   without tokenizing it.
@@ -97,8 +103,11 @@ pub trait TokenCounter: Send + Sync {
     /// Appends the length in bytes of each token of `text`, encoded as ordinary text (special
     /// tokens such as `<|endoftext|>` are plain text), to `lengths`.
     ///
-    /// The lengths must add up to `text.len()`, and each must be at least 1: the assembler
-    /// relies on a text never having more tokens than bytes.
+    /// The lengths must add up to `text.len()`, and each should be at least 1. A tokenizer
+    /// that can give more tokens than bytes (a normalizer that expands a character, as Qwen
+    /// 3's NFC does U+0F76) gives the extra tokens length 0, after the token that holds the
+    /// bytes: a token of length 0 is counted with the position where it ends, as one of the
+    /// tokens before it.
     fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>);
 
     /// The number of tokens in `text`, encoded as ordinary text.

@@ -10,11 +10,15 @@ use mentor_context::format::XmlFormat;
 use mentor_context::tokenizer::TokenCache;
 use mentor_context::{ContextBuilder, Encoding, MentorRagResult, Overflow};
 
-/// Every combination the gate covers: both 50 x 2 KiB fixtures, both common encodings, both
+/// Every combination the gate covers: the three 50 x 2 KiB fixtures, both common encodings, both
 /// formats, at the 4,000-token budget of the target.
 fn cases() -> Vec<(String, Vec<MentorRagResult>, ContextBuilder)> {
     let mut cases = Vec::new();
-    for name in ["bench-english.json", "bench-multilingual.json"] {
+    for name in [
+        "bench-english.json",
+        "bench-multilingual.json",
+        "bench-markdown.json",
+    ] {
         let results = fixture(name);
         for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
             for xml in [false, true] {
