@@ -217,7 +217,7 @@ mod tests {
         let assembler = ContextBuilder::new(100).build().unwrap();
         let results = [MentorRagResult::from_content("Plan B.", 0.9).with_title("T")];
         let mut context = assembler.assemble(&results);
-        context.text.insert_str(0, "x");
+        context.text.insert(0, 'x');
         assert!(assembler.text_parts(&context).is_none());
     }
 }
