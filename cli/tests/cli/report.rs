@@ -128,7 +128,7 @@ fn the_page_is_written_before_the_first_line_and_again_as_the_run_goes() {
 #[test]
 fn the_page_does_not_grow_with_the_input() {
     let line = |n: usize| {
-        if n % 3 == 0 {
+        if n.is_multiple_of(3) {
             format!("{{\"id\":{n},\"results\":[{{\"score\":1}}]}}\n")
         } else {
             format!(
