@@ -149,10 +149,19 @@ fn the_page_does_not_grow_with_the_input() {
             "100 lines listed"
         );
         assert!(html.contains(&format!("and {} more failed lines", count / 3 - 100)));
-        sizes.push(html.len());
+        // Timings (the time chart above all) vary from run to run, whatever the input.
+        let steady: usize = html
+            .split("<!--v-->")
+            .map(|part| {
+                part.split_once("<!--/v-->")
+                    .map_or(part, |(_, after)| after)
+                    .len()
+            })
+            .sum();
+        sizes.push(steady);
     }
-    // Only the numbers' widths differ (3,000 against 450 requests, and times).
-    assert!(sizes[1].abs_diff(sizes[0]) < 2_000, "{sizes:?}");
+    // Only the numbers' widths differ (3,000 against 450 requests).
+    assert!(sizes[1].abs_diff(sizes[0]) < 1_000, "{sizes:?}");
 }
 
 #[test]
