@@ -14,6 +14,8 @@ mod citations;
 mod dotnet;
 #[path = "cli/hostile.rs"]
 mod hostile;
+#[path = "cli/html.rs"]
+mod html;
 #[path = "cli/pages.rs"]
 mod pages;
 #[path = "cli/report.rs"]

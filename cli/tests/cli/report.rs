@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::TempFile;
-use super::pages::{STYLE_FILTER, VERSION_FILTER, check_self_contained, decode, run_in_root};
+use super::html::{check_self_contained, decode};
+use super::pages::{STYLE_FILTER, VERSION_FILTER, run_in_root};
 
 /// Runs `batch` on `file` (relative to the root) with `args` and `--report`; the page and the
 /// output lines.
