@@ -6,7 +6,7 @@
 //! The pages are minijinja templates that escape every value: whatever comes from the input
 //! (titles, URLs, metadata, content, ids, error texts) can only ever be text. The parts:
 //! [`text`] (input strings, cut to a size and with invisible characters shown), [`link`]
-//! (which URLs may be links), [`chart`] (histograms, drawn by plotters) and [`file`]
+//! (which URLs may be links), [`chart`] (histograms, drawn by plotters) and [`file`](mod@file)
 //! (writing a page so that no reader sees half of one).
 
 pub(crate) mod chart;
