@@ -23,6 +23,8 @@ use mentor_context::{Assembler, ContextBuilder, Duplicates, Encoding, Error, Ord
 use crate::output::{Failure, escape_os};
 use crate::tokenizer_file::{self, TokenizerKind};
 
+mod settings;
+
 /// Turns ranked retrieval (RAG) results into the context block of an LLM prompt, within an
 /// exact token budget.
 ///
@@ -52,6 +54,10 @@ pub(crate) enum Command {
     Cite(crate::cite::CiteArgs),
     /// Assemble many requests: JSON Lines in, one JSON report line out per request, in order.
     Batch(BatchArgs),
+    /// Assemble as `assemble` does and write one self-contained HTML page of what the model
+    /// is sent: where the budget went, each block with its chip, what was left out and why,
+    /// and with --answer the answer's citations linked to their blocks.
+    Inspect(crate::inspect::InspectArgs),
 }
 
 #[derive(Debug, Args)]
@@ -146,6 +152,13 @@ pub(crate) struct BatchArgs {
     /// Write the reports to this file instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub(crate) output: Option<PathBuf>,
+
+    /// Also write one self-contained HTML page of the run to this file: the summary's
+    /// figures, histograms of fill, tokens and assemble time, what was left out by reason,
+    /// the slowest and least-filled requests and the failed lines. Rewritten every few
+    /// seconds as the run goes, and at its end.
+    #[arg(long, value_name = "PAGE")]
+    pub(crate) report: Option<PathBuf>,
 
     /// The JSON Lines file; `-` or no FILE reads standard input.
     #[arg(value_name = "FILE")]

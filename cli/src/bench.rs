@@ -64,7 +64,7 @@ pub(crate) fn run(args: &BenchArgs) -> Result<String, Failure> {
         vec![(None, results)]
     };
     // The assemblers for lines' budgets, found or built as `batch` does (outside the clock).
-    let mut worker = Worker::new(&assembler);
+    let mut worker = Worker::new(&assembler, false);
     let mut assembler_for = |budget| {
         worker
             .assembler_for(budget)

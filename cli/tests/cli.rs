@@ -14,6 +14,12 @@ mod citations;
 mod dotnet;
 #[path = "cli/hostile.rs"]
 mod hostile;
+#[path = "cli/html.rs"]
+mod html;
+#[path = "cli/pages.rs"]
+mod pages;
+#[path = "cli/report.rs"]
+mod report;
 #[path = "cli/selection.rs"]
 mod selection;
 #[path = "cli/success.rs"]

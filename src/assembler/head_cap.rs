@@ -27,6 +27,12 @@ pub(super) struct Shortened {
 }
 
 impl Shortened {
+    /// The title as shortened, if the head has one.
+    #[cfg(feature = "unstable_machinery")]
+    pub(super) fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+
     /// The head to write for block `index`.
     pub(super) fn head(&self, index: usize, truncated: bool) -> BlockHead<'_> {
         BlockHead::new(

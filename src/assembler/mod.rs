@@ -3,7 +3,8 @@
 //! [`Assembler::assemble`] runs one [`Assembly`](placing::Assembly): rank and filter
 //! (`selection.rs`), place blocks while they fit (`placing.rs`), cut the first that does not
 //! (`cut.rs`), and, for a tokenizer or format whose joins are not exact, recount
-//! (`recount.rs`), then arrange the blocks in the configured order (`order.rs`). Heads are
+//! (`recount.rs`), then arrange the blocks in the configured order (`order.rs`). `parts.rs`
+//! finds the pieces of a text again, for the machinery. Heads are
 //! written by `head.rs`, kept within `max_head_tokens` by `head_cap.rs`. The configuration
 //! is checked once (`config.rs`), and what depends only on it is counted once (`frame.rs`).
 
@@ -18,6 +19,8 @@ mod head_cap;
 #[cfg(feature = "rayon")]
 mod many;
 mod order;
+#[cfg(feature = "unstable_machinery")]
+mod parts;
 mod placing;
 mod recount;
 mod selection;
@@ -38,6 +41,8 @@ pub use config::DEFAULT_MIN_TRUNCATED_TOKENS;
 pub(crate) use config::{Choices, Config};
 pub use explain::{SMALLEST_BUDGET_RESULTS, SmallestBudget};
 use frame::Frame;
+#[cfg(feature = "unstable_machinery")]
+pub use parts::{BlockParts, Part, TextParts};
 use placing::Assembly;
 
 /// Turns ranked retrieval results into the context block of a prompt, within a token budget.

@@ -6,9 +6,10 @@
 
 use serde::Deserializer;
 
-pub use crate::assembler::AssemblyStats;
+pub use crate::assembler::{AssemblyStats, BlockParts, Part, TextParts};
 pub use crate::offsets::IndexedText;
 use crate::wire::{ParsedResults, UnknownProperties};
+use crate::{AssembledContext, Assembler};
 
 /// [`deserialize_request`](crate::wire::deserialize_request) into `parsed`, keeping the buffers of the request that was there:
 /// each result is read into the one at its place, its strings copied into their capacity
@@ -61,6 +62,28 @@ pub fn openai_splits_exactly(text: &str, at: usize) -> bool {
 #[must_use]
 pub fn nfc_stable(c: char) -> bool {
     crate::tokenizer::nfc_stable(c)
+}
+
+/// Where each piece of `context`'s text is (header, opening, each block's head, body and
+/// content, closing) and its tokens counted alone, for a page that shows what the budget
+/// went on. `context` must be `assembler`'s own (or a follow-up turn it assembled); `None`
+/// when its text is not what `assembler` writes for its citations.
+///
+/// ```
+/// use mentor_context::machinery::text_parts;
+/// use mentor_context::{ContextBuilder, MentorRagResult};
+///
+/// let assembler = ContextBuilder::new(100).build()?;
+/// let results = [MentorRagResult::from_content("Plan B.", 0.9).with_title("Prices")];
+/// let context = assembler.assemble(&results);
+/// let parts = text_parts(&assembler, &context).expect("its own text");
+/// assert_eq!(&context.text[parts.blocks[0].head.range.clone()], "[1] Prices\n");
+/// assert_eq!(&context.text[parts.blocks[0].content.range.clone()], "Plan B.");
+/// # Ok::<(), mentor_context::Error>(())
+/// ```
+#[must_use]
+pub fn text_parts(assembler: &Assembler, context: &AssembledContext<'_>) -> Option<TextParts> {
+    assembler.text_parts(context)
 }
 
 mod workers;

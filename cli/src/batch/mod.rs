@@ -5,10 +5,13 @@
 //! `{"line", "id", "error"}` when the line is bad. A bad line never stops the run. The parts:
 //! [`read`] (lines and requests), [`worker`] (one line's work), [`run`](mod@run) (the jobs,
 //! sharing the input and the ordered output), [`summary`] (the line on standard error at the
-//! end) and [`progress`] (the bar, on a terminal).
+//! end, from the fixed-size counts of [`histogram`]), [`report`] (the `--report` page) and
+//! [`progress`] (the bar, on a terminal).
 
+mod histogram;
 mod progress;
 pub(crate) mod read;
+mod report;
 mod run;
 mod summary;
 mod worker;
@@ -21,9 +24,12 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use crate::args::BatchArgs;
+use crate::html::PageFile;
+use crate::input::Input;
 use crate::output::{EXIT_BAD_INPUT, Failure, error_line, escape_os};
 use progress::Progress;
 use read::Lines;
+use report::{About, RunReport};
 use run::Ending;
 
 /// Runs `batch`: exit 0 when every line gave a context, 2 when some gave an error (all other
@@ -42,11 +48,26 @@ fn run_batch(args: &BatchArgs) -> Result<ExitCode, Failure> {
     let mut out = open_output(args)?;
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let jobs = args.jobs.unwrap_or(cores);
+    // Written once now, so that a page that cannot be written fails the run before it starts.
+    let report = match &args.report {
+        Some(path) => Some(RunReport::start(
+            PageFile::new(path),
+            About {
+                input: Input::new(args.file.as_deref()).name(),
+                jobs,
+                settings: args.build.settings(&assembler),
+            },
+        )?),
+        None => None,
+    };
     let progress = Progress::new(size);
     let start = Instant::now();
     let run::Finished {
-        summary, ending, ..
-    } = run::run(lines, jobs, &assembler, &mut out, &progress);
+        summary,
+        report,
+        ending,
+        ..
+    } = run::run(lines, jobs, &assembler, &mut out, &progress, report);
     let flushed = out.flush();
     let elapsed = start.elapsed();
     progress.finish();
@@ -55,6 +76,9 @@ fn run_batch(args: &BatchArgs) -> Result<ExitCode, Failure> {
     }
     flushed.map_err(|err| Failure::write_failed(format!("cannot write the output: {err}")))?;
     error_line(&summary.line(elapsed));
+    if let Some(report) = report {
+        report.finish(&summary, elapsed)?;
+    }
     if let Ending::InputFailed(failure) = ending {
         return Err(failure);
     }

@@ -1,8 +1,8 @@
 //! The one-line summary of a batch run: what was asked, what failed, how full the contexts
 //! are, what was left out, and how long assembling took.
 //!
-//! It is kept in fixed-size histograms, not per request, so that a run's memory does not grow
-//! with the length of its input.
+//! It is kept in fixed-size histograms (`histogram.rs`), not per request, so that a run's
+//! memory does not grow with the length of its input.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -10,76 +10,7 @@ use std::time::Duration;
 
 use mentor_context::{AssembledContext, OmitReason};
 
-/// Fill (tokens over budget) is kept to a thousandth.
-const FILL_STEPS: usize = 1000;
-
-/// Times are kept to three significant digits: a bucket per value from 100 to 999 at each
-/// power of ten, enough for any `u64` of nanoseconds.
-const SIGNIFICANT: u64 = 1000;
-const DECADES: usize = 20;
-const PER_DECADE: usize = 900;
-
-/// Counts of values, to read percentiles from.
-#[derive(Debug, Clone)]
-struct Histogram {
-    counts: Vec<u64>,
-    total: u64,
-}
-
-impl Histogram {
-    fn new(buckets: usize) -> Histogram {
-        Histogram {
-            counts: vec![0; buckets],
-            total: 0,
-        }
-    }
-
-    fn add(&mut self, bucket: usize) {
-        let last = self.counts.len() - 1;
-        self.counts[bucket.min(last)] += 1;
-        self.total += 1;
-    }
-
-    /// The bucket holding the `q`-quantile (nearest rank), if anything was added.
-    fn quantile(&self, q: f64) -> Option<usize> {
-        if self.total == 0 {
-            return None;
-        }
-        // Nearest rank: the smallest value with at least q of all values at or below it.
-        #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
-        #[allow(clippy::cast_sign_loss)]
-        let rank = ((q * self.total as f64).ceil() as u64).clamp(1, self.total);
-        let mut seen = 0;
-        self.counts.iter().position(|&count| {
-            seen += count;
-            seen >= rank
-        })
-    }
-}
-
-/// The bucket of a time in nanoseconds, to three significant digits.
-fn time_bucket(ns: u64) -> usize {
-    if ns < SIGNIFICANT {
-        return usize::try_from(ns).unwrap_or(0);
-    }
-    let (mut mantissa, mut decade) = (ns, 0);
-    while mantissa >= SIGNIFICANT {
-        mantissa /= 10;
-        decade += 1;
-    }
-    // Values below 1000 take the first 1000 buckets; each decade after adds 900.
-    1000 + (decade - 1) * PER_DECADE + usize::try_from(mantissa - 100).unwrap_or(0)
-}
-
-/// The smallest time in nanoseconds that falls in `bucket`.
-fn bucket_time(bucket: usize) -> u64 {
-    if bucket < 1000 {
-        return bucket as u64;
-    }
-    let decade = (bucket - 1000) / PER_DECADE + 1;
-    let mantissa = ((bucket - 1000) % PER_DECADE + 100) as u64;
-    mantissa * 10u64.pow(u32::try_from(decade).unwrap_or(0))
-}
+use super::histogram::{FILL_STEPS, Histogram, bucket_value, fill_text, time_text, value_bucket};
 
 /// What the summary needs of one context: a few numbers, not the context.
 #[derive(Debug, Clone)]
@@ -109,10 +40,33 @@ impl Sample {
             omitted,
         }
     }
+
+    /// The context's tokens.
+    pub(super) fn token_count(&self) -> usize {
+        self.token_count
+    }
+
+    /// The budget it was assembled for.
+    pub(super) fn budget(&self) -> usize {
+        self.budget
+    }
+
+    /// How long assembling took, in nanoseconds.
+    pub(super) fn assemble_ns(&self) -> u64 {
+        self.assemble_ns
+    }
+
+    /// Its fill, in thousandths: an empty budget is as full as it can be.
+    pub(super) fn fill(&self) -> usize {
+        self.token_count
+            .saturating_mul(FILL_STEPS)
+            .checked_div(self.budget)
+            .unwrap_or(FILL_STEPS)
+    }
 }
 
 /// A reason's name as the JSON reports spell it.
-fn reason_name(reason: OmitReason) -> &'static str {
+pub(super) fn reason_name(reason: OmitReason) -> &'static str {
     match reason {
         OmitReason::BelowMinScore => "belowMinScore",
         OmitReason::Duplicate => "duplicate",
@@ -141,8 +95,8 @@ impl Default for Summary {
             requests: 0,
             failures: 0,
             tokens: 0,
-            fill: Histogram::new(FILL_STEPS + 1),
-            assemble_ns: Histogram::new(1000 + DECADES * PER_DECADE),
+            fill: Histogram::of_fills(),
+            assemble_ns: Histogram::of_values(),
             omitted: BTreeMap::new(),
         }
     }
@@ -157,14 +111,8 @@ impl Summary {
             return;
         };
         self.tokens += sample.token_count as u64;
-        // An empty budget is as full as it can be.
-        let fill = sample
-            .token_count
-            .saturating_mul(FILL_STEPS)
-            .checked_div(sample.budget)
-            .unwrap_or(FILL_STEPS);
-        self.fill.add(fill);
-        self.assemble_ns.add(time_bucket(sample.assemble_ns));
+        self.fill.add(sample.fill());
+        self.assemble_ns.add(value_bucket(sample.assemble_ns));
         for &(reason, count) in &sample.omitted {
             *self.omitted.entry(reason).or_default() += count;
         }
@@ -178,6 +126,31 @@ impl Summary {
     /// Whether any line gave an error.
     pub(crate) fn failed(&self) -> bool {
         self.failures > 0
+    }
+
+    /// Lines that gave an error.
+    pub(super) fn failures(&self) -> u64 {
+        self.failures
+    }
+
+    /// Tokens of all the contexts.
+    pub(super) fn tokens(&self) -> u64 {
+        self.tokens
+    }
+
+    /// The fills, in thousandths.
+    pub(super) fn fills(&self) -> &Histogram {
+        &self.fill
+    }
+
+    /// The assemble times, by [`value_bucket`].
+    pub(super) fn assemble_times(&self) -> &Histogram {
+        &self.assemble_ns
+    }
+
+    /// Omitted results per reason, by the reason's wire name.
+    pub(super) fn omitted(&self) -> &BTreeMap<&'static str, u64> {
+        &self.omitted
     }
 
     /// The summary line, for a run that took `elapsed`.
@@ -212,8 +185,8 @@ impl Summary {
             let _ = write!(
                 line,
                 "; assemble median {}, p99 {}",
-                time_text(bucket_time(median)),
-                time_text(bucket_time(p99))
+                time_text(bucket_value(median)),
+                time_text(bucket_value(p99))
             );
         }
         let seconds = elapsed.as_secs_f64();
@@ -226,50 +199,9 @@ impl Summary {
     }
 }
 
-/// A fill bucket as a decimal fraction: `0.987`.
-fn fill_text(bucket: usize) -> String {
-    format!("{}.{:03}", bucket / FILL_STEPS, bucket % FILL_STEPS)
-}
-
-/// A time in a unit that reads at a glance: `412.0 us`, `1.25 ms`.
-fn time_text(ns: u64) -> String {
-    #[allow(clippy::cast_precision_loss)]
-    let ns_f = ns as f64;
-    if ns < 1_000_000 {
-        format!("{:.1} us", ns_f / 1e3)
-    } else if ns < 1_000_000_000 {
-        format!("{:.2} ms", ns_f / 1e6)
-    } else {
-        format!("{:.2} s", ns_f / 1e9)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn times_keep_three_significant_digits() {
-        for ns in [
-            0,
-            7,
-            999,
-            1000,
-            1234,
-            56_789,
-            412_345,
-            987_654_321,
-            u64::MAX,
-        ] {
-            let bucket = time_bucket(ns);
-            let low = bucket_time(bucket);
-            assert!(low <= ns, "{ns}: {low}");
-            // Within 1% below the value.
-            assert!(ns - low <= ns / 100, "{ns}: {low}");
-        }
-        assert!(time_bucket(u64::MAX) < 1000 + DECADES * PER_DECADE);
-        assert_eq!(bucket_time(time_bucket(412_345)), 412_000);
-    }
 
     #[test]
     fn reason_names_are_the_wire_names() {
@@ -288,18 +220,6 @@ mod tests {
     }
 
     #[test]
-    fn quantiles_are_nearest_rank() {
-        let mut h = Histogram::new(11);
-        for v in [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] {
-            h.add(v);
-        }
-        assert_eq!(h.quantile(0.5), Some(5));
-        assert_eq!(h.quantile(0.1), Some(1));
-        assert_eq!(h.quantile(0.99), Some(10));
-        assert_eq!(Histogram::new(3).quantile(0.5), None);
-    }
-
-    #[test]
     fn the_line_reports_every_figure() {
         let mut summary = Summary::default();
         assert!(!summary.failed());
@@ -311,9 +231,5 @@ mod tests {
             line,
             "batch: 2 requests, 2 failed; 0 tokens; omitted: none; 2 requests/s"
         );
-        assert_eq!(fill_text(987), "0.987");
-        assert_eq!(fill_text(1000), "1.000");
-        assert_eq!(time_text(412_000), "412.0 us");
-        assert_eq!(time_text(1_250_000), "1.25 ms");
     }
 }

@@ -10,6 +10,7 @@ use serde_json::value::RawValue;
 
 use super::read::parse_request;
 use super::summary::Sample;
+use crate::html::text::FIELD_BYTES;
 use crate::output::one_line;
 
 /// Assemblers for budgets that lines set, per job; forgotten when this many are held, so a
@@ -30,6 +31,34 @@ pub(crate) struct Done {
     pub(crate) json: Vec<u8>,
     pub(crate) sample: Option<Sample>,
     pub(crate) consumed: u64,
+    /// What a `--report` page keeps of a line, when there is one to write.
+    pub(crate) kept: Option<Kept>,
+}
+
+/// A line as a `--report` page may list it: its number, its id (the JSON as given) and, if it
+/// failed, its error. Both strings are cut to what a page shows, so a line with a 16 MiB id
+/// costs no more than another.
+pub(crate) struct Kept {
+    pub(crate) line: usize,
+    pub(crate) id: Option<Cut>,
+    pub(crate) error: Option<Cut>,
+}
+
+/// The start of a string a page shows (at most [`FIELD_BYTES`]), with its whole length.
+#[derive(Debug, Clone)]
+pub(crate) struct Cut {
+    pub(crate) start: Box<str>,
+    pub(crate) bytes: usize,
+}
+
+impl Cut {
+    pub(crate) fn of(text: &str) -> Cut {
+        let end = text.floor_char_boundary(FIELD_BYTES.min(text.len()));
+        Cut {
+            start: text[..end].into(),
+            bytes: text.len(),
+        }
+    }
 }
 
 /// The report of a line that gave a context: the `assemble --json` report, after `line` and
@@ -56,13 +85,16 @@ struct ErrorReport<'a> {
 pub(crate) struct Worker<'a> {
     assembler: &'a Assembler,
     by_budget: HashMap<usize, Result<Assembler, String>>,
+    /// Whether each line's number, id and error are kept for a `--report` page.
+    keep: bool,
 }
 
 impl<'a> Worker<'a> {
-    pub(crate) fn new(assembler: &'a Assembler) -> Self {
+    pub(crate) fn new(assembler: &'a Assembler, keep: bool) -> Self {
         Worker {
             assembler,
             by_budget: HashMap::new(),
+            keep,
         }
     }
 
@@ -85,17 +117,34 @@ impl<'a> Worker<'a> {
     /// Parses, assembles and reports the line `taken`, whose bytes are `bytes`.
     pub(crate) fn process(&mut self, taken: &Taken, bytes: &[u8]) -> Done {
         let number = taken.number;
-        let (json, sample) = match parse_request(bytes) {
-            Err(bad) => (error_json(number, bad.id.as_deref(), &bad.problem), None),
+        let keep = self.keep;
+        let kept = |id: Option<&RawValue>, error: Option<&str>| {
+            keep.then(|| Kept {
+                line: number,
+                id: id.map(|id| Cut::of(id.get())),
+                error: error.map(|error| Cut::of(&one_line(error))),
+            })
+        };
+        let (json, sample, kept) = match parse_request(bytes) {
+            Err(bad) => (
+                error_json(number, bad.id.as_deref(), &bad.problem),
+                None,
+                kept(bad.id.as_deref(), Some(&bad.problem)),
+            ),
             Ok(request) => match self.assembler_for(request.budget) {
-                Err(problem) => (error_json(number, request.id.as_deref(), problem), None),
+                Err(problem) => {
+                    let json = error_json(number, request.id.as_deref(), problem);
+                    (json, None, kept(request.id.as_deref(), Some(problem)))
+                }
                 Ok(assembler) => {
                     let start = Instant::now();
                     let context = assembler.assemble(&request.results);
                     let sample = Sample::new(&context, start.elapsed());
                     let mut json = Vec::new();
-                    let written = write_report(&mut json, number, request.id.as_deref(), &context);
-                    (json, written.then_some(sample))
+                    let id = request.id.as_deref();
+                    let written = write_report(&mut json, number, id, &context);
+                    let error = (!written).then_some("cannot write JSON");
+                    (json, written.then_some(sample), kept(id, error))
                 }
             },
         };
@@ -104,6 +153,7 @@ impl<'a> Worker<'a> {
             json,
             sample,
             consumed: taken.consumed,
+            kept,
         }
     }
 }
@@ -156,7 +206,7 @@ mod tests {
     #[test]
     fn assemblers_for_line_budgets_are_kept_but_never_more_than_the_limit() {
         let base = ContextBuilder::new(100).build().unwrap();
-        let mut worker = Worker::new(&base);
+        let mut worker = Worker::new(&base, false);
         // The command line's own budget, or none, is the base assembler: nothing is built.
         assert!(std::ptr::eq(worker.assembler_for(None).unwrap(), &base));
         assert!(std::ptr::eq(

@@ -11,6 +11,9 @@
 
 mod previous;
 
+#[cfg(feature = "unstable_machinery")]
+pub(super) use previous::head_of;
+
 use super::placing::Assembly;
 use super::{Assembler, AssemblyStats, Inner};
 use crate::context::{AssembledContext, Omission, OmitReason};

@@ -316,7 +316,7 @@ impl Assembly<'_, '_> {
 
 /// What the head of `citation` was written from: its display title as the title, its source
 /// URL and its metadata. (The display title is never blank, so it stands for itself.)
-fn head_of(citation: &Citation) -> MentorRagResult {
+pub(in crate::assembler) fn head_of(citation: &Citation) -> MentorRagResult {
     MentorRagResult {
         content: String::new(),
         source_url: citation.source_url.clone(),

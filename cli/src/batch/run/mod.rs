@@ -26,6 +26,7 @@ use mentor_context::machinery::start_workers;
 
 use super::progress::Progress;
 use super::read::Lines;
+use super::report::RunReport;
 use super::summary::Summary;
 use super::worker::{Done, Taken, Worker};
 use crate::output::Failure;
@@ -66,6 +67,8 @@ struct Writing<'o> {
     /// Lines finished before their turn.
     pending: BTreeMap<u64, Done>,
     summary: Summary,
+    /// The `--report` page, counted as lines are written and written again now and then.
+    report: Option<RunReport>,
     /// Jobs waiting for room in the window; woken only when there are some, since a wake-up
     /// is a system call.
     waiting: usize,
@@ -83,6 +86,8 @@ struct Shared<'o, 'p> {
     /// The most lines in flight.
     window: u64,
     progress: &'p Progress,
+    /// Whether lines keep what a `--report` page lists (their number, id and error).
+    keep: bool,
 }
 
 /// A lock's guard even if another job panicked while holding it: the run then stops, and its
@@ -162,6 +167,9 @@ impl Shared<'_, '_> {
                 return false;
             }
             writing.summary.add(done.sample.as_ref());
+            if let Some(report) = &mut writing.report {
+                report.add(&done);
+            }
             self.progress
                 .advance(done.consumed, writing.summary.requests());
             writing.next += 1;
@@ -171,6 +179,12 @@ impl Shared<'_, '_> {
         }
         if wrote && writing.waiting > 0 {
             self.room.notify_all();
+        }
+        // Under the lock, so that pages are written one at a time and in order; a page is
+        // due every few seconds and takes a few milliseconds.
+        let writing = &mut *writing;
+        if let (true, Some(report)) = (wrote, &mut writing.report) {
+            report.refresh(&writing.summary);
         }
         true
     }
@@ -202,7 +216,7 @@ impl Shared<'_, '_> {
         // Nothing is allocated before `take`, which waits for the reading lock that the calling
         // thread holds while the jobs start: a job that has started takes no address space
         // until they all have (see `mentor_context_threads`).
-        let mut worker = Worker::new(assembler);
+        let mut worker = Worker::new(assembler, self.keep);
         let mut bytes = Vec::new();
         while let Some(taken) = self.take(&mut bytes) {
             if !self.put(worker.process(&taken, &bytes)) {
@@ -215,6 +229,8 @@ impl Shared<'_, '_> {
 /// What a run gives back.
 pub(crate) struct Finished {
     pub(crate) summary: Summary,
+    /// The `--report` page's state, to write it a last time.
+    pub(crate) report: Option<RunReport>,
     pub(crate) ending: Ending,
     /// The most lines that were read and not yet written at one time: what the window bounds.
     /// Only the tests read it; keeping it costs a comparison per line.
@@ -223,15 +239,18 @@ pub(crate) struct Finished {
 }
 
 /// Reads every line of `lines`, assembles each with `assembler` on `jobs` threads (the calling
-/// thread among them), and writes the reports to `out` in input order.
+/// thread among them), and writes the reports to `out` in input order, counting each in
+/// `report` too if there is one.
 pub(crate) fn run(
     lines: Lines,
     jobs: usize,
     assembler: &Assembler,
     out: &mut (dyn Write + Send),
     progress: &Progress,
+    report: Option<RunReport>,
 ) -> Finished {
     let jobs = jobs.max(1);
+    let keep = report.is_some();
     let shared = Shared {
         reading: Mutex::new(Reading {
             lines,
@@ -245,6 +264,7 @@ pub(crate) fn run(
             next: 0,
             pending: BTreeMap::new(),
             summary: Summary::default(),
+            report,
             waiting: 0,
             failure: None,
         }),
@@ -252,6 +272,7 @@ pub(crate) fn run(
         stop: AtomicBool::new(false),
         window: jobs as u64 * LINES_PER_JOB,
         progress,
+        keep,
     };
     let mut not_started = None;
     std::thread::scope(|scope| {
@@ -272,6 +293,7 @@ pub(crate) fn run(
     if let Some(failure) = not_started {
         return Finished {
             summary: Summary::default(),
+            report: None,
             ending: Ending::NotStarted(failure),
             most_in_flight: 0,
         };
@@ -291,6 +313,7 @@ pub(crate) fn run(
     };
     Finished {
         summary: writing.summary,
+        report: writing.report,
         ending,
         most_in_flight: reading.most_in_flight,
     }

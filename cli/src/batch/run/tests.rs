@@ -33,7 +33,7 @@ fn run_on(
     out: &mut (dyn Write + Send),
 ) -> Finished {
     let lines = Lines::new(Box::new(input), "input".to_string());
-    run(lines, jobs, &assembler(), out, &Progress::new(None))
+    run(lines, jobs, &assembler(), out, &Progress::new(None), None)
 }
 
 /// The ids of the reports written, in order.

@@ -1,0 +1,166 @@
+//! The answer as a chat UI would show it: every marker that cites a block linked to that
+//! block's chip, every marker that points at no block flagged. The markers are the library's
+//! ([`Resolver`]), so the page reads the answer exactly as `cite` does.
+
+use std::collections::BTreeMap;
+
+use mentor_context::AssembledContext;
+use mentor_context::citations::Resolver;
+use serde::Serialize;
+
+use crate::html::text::Text;
+
+/// How much of an answer a page shows: a longer one is cut, with its length said.
+pub(super) const ANSWER_BYTES: usize = 256 * 1024;
+
+/// The answer, in pieces, and what it cites.
+#[derive(Debug, Serialize)]
+pub(super) struct Answer<'a> {
+    pieces: Vec<Piece<'a>>,
+    /// Whether only the start of the answer is shown.
+    cut: bool,
+    bytes: usize,
+    /// The cited blocks, in order of first citation, as `cite` lists them.
+    cited: Vec<Cited>,
+    /// The markers that point at no block, in answer order, as `cite` lists them.
+    unknown: Vec<Unknown<'a>>,
+}
+
+/// Plain text, or a marker with the blocks it cites.
+#[derive(Debug, Serialize)]
+struct Piece<'a> {
+    text: Text<'a>,
+    /// The numbers of the blocks the marker cites; empty for plain text.
+    cites: Vec<usize>,
+    /// Whether this is a marker that cites a number no block has (it may cite others too).
+    unknown: bool,
+    marker: bool,
+}
+
+#[derive(Debug, Serialize)]
+struct Cited {
+    index: usize,
+    input_index: usize,
+    count: usize,
+}
+
+#[derive(Debug, Serialize)]
+struct Unknown<'a> {
+    marker: Text<'a>,
+    at: usize,
+}
+
+/// The answer `answer` to `context`.
+pub(super) fn answer<'a>(context: &AssembledContext<'_>, answer: &'a str) -> Answer<'a> {
+    let resolution = Resolver::for_context(context).resolve(answer);
+    // Each marker by where it starts: where it ends, the blocks it cites, and whether it
+    // cites an unknown number.
+    let mut markers: BTreeMap<usize, (usize, Vec<usize>, bool)> = BTreeMap::new();
+    for cited in &resolution.cited {
+        for span in &cited.spans {
+            let marker = markers
+                .entry(span.start)
+                .or_insert((span.end, Vec::new(), false));
+            marker.1.push(cited.citation.index);
+        }
+    }
+    for unknown in &resolution.unknown {
+        let end = unknown.at + unknown.marker.len();
+        markers
+            .entry(unknown.at)
+            .or_insert((end, Vec::new(), false))
+            .2 = true;
+    }
+    let shown = answer.floor_char_boundary(ANSWER_BYTES.min(answer.len()));
+    let mut pieces = Vec::new();
+    let mut at = 0;
+    for (&start, (end, cites, unknown)) in &mut markers {
+        if *end > shown {
+            break;
+        }
+        if at < start {
+            pieces.push(plain(&answer[at..start]));
+        }
+        cites.sort_unstable();
+        pieces.push(Piece {
+            text: Text::field(&answer[start..*end]),
+            cites: std::mem::take(cites),
+            unknown: *unknown,
+            marker: true,
+        });
+        at = *end;
+    }
+    if at < shown {
+        pieces.push(plain(&answer[at..shown]));
+    }
+    let cited = resolution
+        .cited
+        .iter()
+        .map(|c| Cited {
+            index: c.citation.index,
+            input_index: c.citation.input_index,
+            count: c.count,
+        })
+        .collect();
+    let unknown = resolution
+        .unknown
+        .iter()
+        .map(|u| Unknown {
+            marker: Text::field(&answer[u.at..u.at + u.marker.len()]),
+            at: u.at,
+        })
+        .collect();
+    Answer {
+        pieces,
+        cut: shown < answer.len(),
+        bytes: answer.len(),
+        cited,
+        unknown,
+    }
+}
+
+fn plain(text: &str) -> Piece<'_> {
+    Piece {
+        text: Text::long(text, text.len()),
+        cites: Vec::new(),
+        unknown: false,
+        marker: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mentor_context::{ContextBuilder, MentorRagResult};
+
+    use super::*;
+
+    #[test]
+    fn markers_are_pieces_of_their_own_with_the_blocks_they_cite() {
+        let results = [
+            MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9).with_title("Prices"),
+            MentorRagResult::from_content("Plan A is free.", 0.8).with_title("Plans"),
+        ];
+        let context = ContextBuilder::new(300).build().unwrap().assemble(&results);
+        let text = "Free [2]; 12 EUR [1, 2]. Also [9] and [2, 7].";
+        let answer = answer(&context, text);
+        let markers: Vec<(String, &[usize], bool)> = answer
+            .pieces
+            .iter()
+            .filter(|p| p.marker)
+            .map(|p| (p.text.rebuilt(), p.cites.as_slice(), p.unknown))
+            .collect();
+        assert_eq!(
+            markers,
+            [
+                ("[2]".to_string(), &[2][..], false),
+                ("[1, 2]".to_string(), &[1, 2][..], false),
+                ("[9]".to_string(), &[][..], true),
+                ("[2, 7]".to_string(), &[2][..], true),
+            ]
+        );
+        let whole: String = answer.pieces.iter().map(|p| p.text.rebuilt()).collect();
+        assert_eq!(whole, text);
+        assert_eq!(answer.cited.len(), 2);
+        assert_eq!(answer.unknown.len(), 2);
+    }
+}

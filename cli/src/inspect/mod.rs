@@ -1,0 +1,84 @@
+//! `inspect`: one request assembled as `assemble` assembles it, written as one
+//! self-contained HTML page of what the model is sent.
+//!
+//! The page shows where the budget went ([`budget`]: header, layout, heads, metadata,
+//! content, free), each block in text order with its chip and the exact text sent
+//! ([`view`]), the results left out with their reason and, for those that did not fit, the
+//! smallest budget that would have taken them in ([`need`]), the answer's citations linked to
+//! their blocks ([`answer`]), and the settings. The page template is `page.html`.
+
+mod answer;
+mod budget;
+mod need;
+mod view;
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::args::BuildArgs;
+use crate::assemble::Request;
+use crate::html;
+use crate::input::Input;
+use crate::output::{Failure, escape_os, json_line};
+
+/// The page's template.
+const PAGE: &str = include_str!("page.html");
+
+#[derive(Debug, Args)]
+pub(crate) struct InspectArgs {
+    #[command(flatten)]
+    pub(crate) build: BuildArgs,
+
+    /// Also print the `assemble --json` report the page shows on standard output.
+    #[arg(long)]
+    pub(crate) json: bool,
+
+    /// The JSON array of results; `-` or no FILE reads standard input.
+    #[arg(value_name = "FILE")]
+    pub(crate) file: Option<PathBuf>,
+
+    /// Inspect a follow-up turn: as `assemble --previous`, the blocks of this earlier
+    /// `assemble --json` report first, then the new ones.
+    #[arg(long, value_name = "REPORT")]
+    pub(crate) previous: Option<PathBuf>,
+
+    /// A model's answer (text) to show with every citation linked to its block, and every
+    /// marker that points at no block flagged; `-` reads standard input.
+    #[arg(long, value_name = "ANSWER")]
+    pub(crate) answer: Option<PathBuf>,
+
+    /// The HTML file to write.
+    #[arg(long, value_name = "PAGE")]
+    pub(crate) output: PathBuf,
+}
+
+/// Runs `inspect`: writes the page, and returns what to print (the report with --json).
+pub(crate) fn run(args: &InspectArgs) -> Result<String, Failure> {
+    let answer = args.answer.as_deref().map(|path| Input::new(Some(path)));
+    if let Some(answer) = &answer {
+        let file = Input::new(args.file.as_deref());
+        let previous = args.previous.as_deref().map(|p| Input::new(Some(p)));
+        if answer.is_stdin() && (file.is_stdin() || previous.is_some_and(|p| p.is_stdin())) {
+            return Err(Failure::bad_input(
+                "--answer and FILE or --previous cannot both be standard input (`-`)".to_string(),
+            ));
+        }
+    }
+    let request = Request::read(&args.build, args.file.as_deref(), args.previous.as_deref())?;
+    let answer = answer.map(|answer| answer.text()).transpose()?;
+    let context = request.assemble_with(&request.assembler)?;
+    let settings = args.build.settings(&request.assembler);
+    let names = view::Names {
+        input: request.input.name(),
+        previous: args.previous.as_deref().map(|p| escape_os(p.as_os_str())),
+    };
+    let page = view::page(&request, &context, answer.as_deref(), &settings, &names);
+    let html = html::render("inspect.html", PAGE, &page)?;
+    html::write_page(&args.output, &html)?;
+    if args.json {
+        json_line(&context)
+    } else {
+        Ok(String::new())
+    }
+}
