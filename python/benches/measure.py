@@ -96,6 +96,8 @@ def main() -> None:
     print(f"building the same report alone: marshal.loads {floor_marshal / 1e3:.1f} us "
           f"({floor_marshal / rust:.1%} of the Rust call), json.loads "
           f"{floor_json / 1e3:.1f} us ({floor_json / rust:.1%})")
+    # The figure node/benches/assemble.mjs gives for Node, for the table beside it.
+    print(f"assemble / (rust + json.loads): {py_dict / (rust + floor_json):.3f}")
 
     requests = [[dict(r, content=f"{i} {r['content']}") for r in results] for i in range(200)]
     # One call with 1 thread, then one with 2, per round: the speed-up of each round is taken

@@ -14,16 +14,31 @@ Python bindings of the Rust library ``mentor-context``::
     report["citations"]    # one chip per block, in text order
     report["omitted"]      # every result left out, with its reason
 
-The report has the keys of ``mentor-context assemble --json``. Adapters for LlamaIndex and
+The report has the keys of ``mentor-context assemble --json``. ``assemble_follow_up``
+assembles the next turn; ``Resolver(report).stream()`` reads a streamed answer's markers
+(``stream_citations`` over an async iterator of chunks). Adapters for LlamaIndex and
 LangChain are in ``mentor_context.llama_index`` and ``mentor_context.langchain``.
 """
 
 from ._native import (
     Assembler,
+    CitationStream,
     MentorContextError,
+    Resolver,
     ResponseStream,
     __version__,
     resolve_citations,
 )
+from ._stream import StreamedCitations, stream_citations
 
-__all__ = ["Assembler", "MentorContextError", "ResponseStream", "resolve_citations", "__version__"]
+__all__ = [
+    "Assembler",
+    "CitationStream",
+    "MentorContextError",
+    "Resolver",
+    "ResponseStream",
+    "StreamedCitations",
+    "resolve_citations",
+    "stream_citations",
+    "__version__",
+]

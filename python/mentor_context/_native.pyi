@@ -99,6 +99,24 @@ class ResponseStream:
         """The text left to show and the resolution; raises ``MentorContextError`` if the
         stream was cut off."""
 
+class CitedEvent(TypedDict):
+    """A marker cites chip ``index``; ``first`` is the moment to show its chip."""
+
+    type: Literal["cited"]
+    index: int
+    newIndex: int
+    first: bool
+    span: Span
+
+class UnknownEvent(TypedDict):
+    """A marker points at no chip."""
+
+    type: Literal["unknown"]
+    marker: str
+    at: int
+
+CitationEvent = CitedEvent | UnknownEvent
+
 # A result: a dict in the .NET wire form (``content`` and ``score`` required; ``sourceUrl``,
 # ``title``, ``metadata``; names in any letter case; a score may be a numeric string), or an
 # object with the attributes ``content``, ``score``, ``title``, ``source_url`` (or
@@ -141,6 +159,13 @@ class Assembler:
     def assemble_json(self, results: Sequence[Result]) -> str:
         """The report as one line of JSON, byte for byte what ``assemble --json`` prints
         (without the newline)."""
+    def assemble_follow_up(
+        self, previous_report: Report | str, results: Sequence[Result]
+    ) -> Report:
+        """The next turn of a conversation after ``previous_report`` (a report of this
+        method or ``assemble``, or its JSON text): its text starts the new text byte for
+        byte and its chips keep their numbers. A report this assembler did not write, or
+        that was edited, raises ``MentorContextError`` naming the block."""
     def assemble_many(
         self, requests: Iterable[Sequence[Result]], *, threads: int | None = None
     ) -> list[Report]:
@@ -175,3 +200,29 @@ def resolve_citations(
     """Which chips of ``report`` the ``answer`` cites (in order of first citation), which
     markers point at no chip, and with ``renumber`` the answer renumbered 1..k. Offsets are
     Python string indices."""
+
+class Resolver:
+    """Reads answers against the chips of ``report`` (a report of ``Assembler.assemble``,
+    its ``citations``, or its JSON text); offsets are Python string indices."""
+
+    def __init__(
+        self, report: Report | Sequence[Citation] | str, *, renumber: bool = False
+    ) -> None: ...
+    def resolve(self, answer: str) -> Resolution:
+        """What the whole ``answer`` cites, as ``resolve_citations`` gives it."""
+    def stream(self) -> CitationStream:
+        """A stream of one answer, read chunk by chunk."""
+    @property
+    def renumber(self) -> bool: ...
+
+class CitationStream:
+    """An answer resolved as it streams in: a marker is never shown in part."""
+
+    def push(self, chunk: str) -> tuple[str, list[CitationEvent]]:
+        """The text that is safe to show now, and the citation events found in it."""
+    def finish(self) -> tuple[tuple[str, list[CitationEvent]], Resolution]:
+        """The rest of the text with its events, and the resolution of the whole answer.
+        Raises ``MentorContextError`` if the stream has finished."""
+    @property
+    def held_back(self) -> int:
+        """Characters read but not yet shown: the start of a marker."""

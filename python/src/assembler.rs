@@ -9,6 +9,7 @@ use pyo3::types::PyList;
 
 use crate::dialects;
 use crate::errors::{from_library, refused};
+use crate::follow_up;
 use crate::many;
 use crate::options::{Options, SealKey};
 use crate::pyser::to_python;
@@ -120,6 +121,25 @@ impl PyAssembler {
         let assembler = &self.assembler;
         self.with_results(results, |results| {
             py.detach(|| to_json(&assembler.assemble(results)))
+        })?
+    }
+
+    /// The next turn of a conversation: `previous_report` is the report of the turn before
+    /// (a dict from `assemble` or this method, or its JSON text). Its text starts the new
+    /// text byte for byte and its chips keep their numbers; new blocks follow within the
+    /// budget. A report this assembler did not write, or that was edited, is refused,
+    /// naming the block (see `follow_up`).
+    fn assemble_follow_up<'py>(
+        &self,
+        py: Python<'py>,
+        previous_report: &Bound<'py, PyAny>,
+        results: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let previous = follow_up::read_previous(previous_report)?;
+        let assembler = &self.assembler;
+        self.with_results(results, |results| {
+            let context = follow_up::assemble_follow_up(py, assembler, &previous, results)?;
+            to_python(py, &context)
         })?
     }
 

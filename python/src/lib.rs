@@ -6,7 +6,8 @@
 //! serde rules (`deserialize_request`); reports are the library's own serialization. The
 //! modules: [`depythonize`] (a serde reader of Python objects), [`options`] (keyword arguments into a `ContextBuilder`), [`results`] (Python
 //! objects into results), [`reuse`] (the buffers requests are read into), [`report`] (a context into JSON or a dict), [`pyser`] (a serde writer of Python objects), [`assembler`] (the `Assembler`
-//! class), [`citations`] (`resolve_citations`) and [`errors`] (the exception).
+//! class, with [`follow_up`] for its next turns), [`citations`] (`resolve_citations`),
+//! [`stream`] (`Resolver` and its `CitationStream`) and [`errors`] (the exception).
 #![deny(missing_docs)]
 
 mod assembler;
@@ -14,12 +15,14 @@ mod citations;
 mod depythonize;
 mod dialects;
 mod errors;
+mod follow_up;
 mod many;
 mod options;
 mod pyser;
 mod report;
 mod results;
 mod reuse;
+mod stream;
 
 use pyo3::prelude::*;
 
@@ -34,6 +37,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<assembler::PyAssembler>()?;
     m.add_class::<dialects::PyResponseStream>()?;
     m.add_function(wrap_pyfunction!(citations::resolve_citations, m)?)?;
+    m.add_class::<stream::PyResolver>()?;
+    m.add_class::<stream::PyCitationStream>()?;
     m.add_function(wrap_pyfunction!(assembler::_time_rust_assemble, m)?)?;
     m.add_function(wrap_pyfunction!(assembler::_kept_bytes, m)?)?;
     Ok(())

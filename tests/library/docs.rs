@@ -6,12 +6,13 @@
 use std::path::{Path, PathBuf};
 
 /// The documents whose names are checked, from the repository's root.
-const DOCUMENTS: [&str; 6] = [
+const DOCUMENTS: [&str; 7] = [
     "README.md",
     "ARCHITECTURE.md",
     "benches/README.md",
     "cli/README.md",
     "python/README.md",
+    "node/README.md",
     "fuzz/README.md",
 ];
 

@@ -1,0 +1,10 @@
+'use strict'
+// mentor-context for Node.js: the addon `npm run build` puts beside this file (napi build),
+// its exports named one by one so that `import { Assembler } from 'mentor-context'` finds
+// them. The TypeScript types are index.d.ts, generated from the Rust side by the same build.
+const native = require('./mentor-context.node')
+
+module.exports.Assembler = native.Assembler
+module.exports.CitationStream = native.CitationStream
+module.exports.resolveCitations = native.resolveCitations
+module.exports.ErrorCode = native.ErrorCode

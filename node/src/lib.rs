@@ -1,0 +1,33 @@
+//! Node.js bindings of `mentor-context` (napi-rs): the addon that `node/index.js` loads.
+//!
+//! Everything here is a thin layer over the library: options are parsed by the library's own
+//! `FromStr` and validated by `ContextBuilder::build` ([`options`]); results are read by the
+//! library's own wire rules (`deserialize_request_into`, [`request`]); reports are the
+//! library's own serialization. What is this crate's is how JavaScript values cross
+//! ([`codec`], over the raw N-API calls of [`raw`]): packed by JavaScript into one string and
+//! one Float64Array, read and written through serde. The classes: [`assembler`]
+//! (`Assembler`, with [`tasks`] and [`many`] for the thread pool and worker threads),
+//! [`stream`] (`CitationStream`); [`citations`] (`resolveCitations`); [`errors`] (the error
+//! codes); [`types`] (the TypeScript shapes).
+#![deny(missing_docs)]
+// napi-derive exports to JavaScript by registration, not by Rust visibility, and wants `pub`
+// on what it exports; no Rust crate links to this one, so nothing here is reachable anyway.
+#![allow(unreachable_pub)]
+
+mod args;
+mod assembler;
+mod bench;
+mod citations;
+mod codec;
+mod errors;
+mod given;
+mod many;
+mod offsets;
+mod options;
+mod raw;
+mod report;
+mod request;
+mod seal_key;
+mod stream;
+mod tasks;
+mod types;

@@ -1,0 +1,277 @@
+//! `new Assembler(budget, options)`: the command's options, in camelCase, into a
+//! `ContextBuilder`.
+//!
+//! Names are parsed by the library's own `FromStr` (so the package accepts exactly the
+//! names the command accepts, with the same messages), and the combinations the command
+//! refuses through clap (a budget and a model window both setting the budget, say) are
+//! refused here in words, naming the option as JavaScript spells it.
+
+use mentor_context::budget::ModelWindow;
+use mentor_context::format::BuiltinFormat;
+use mentor_context::tokenizer::{Engine, TokenCache};
+use mentor_context::{ContextBuilder, Duplicates, Encoding, Order, Overflow};
+
+use crate::errors::{ErrorCode, Failure};
+use crate::given::Given;
+
+/// The options `new Assembler` knows, as JavaScript spells them.
+pub(crate) const KNOWN: [&str; 20] = [
+    "encoding",
+    "model",
+    "reserveOutput",
+    "promptTokens",
+    "engine",
+    "format",
+    "overflow",
+    "duplicates",
+    "keepDuplicates",
+    "minScore",
+    "maxBlocks",
+    "minTruncatedTokens",
+    "hideMetadataKeys",
+    "header",
+    "order",
+    "maxPerSource",
+    "maxHeadTokens",
+    "cacheBytes",
+    "sealKey",
+    "strict",
+];
+
+/// What `new Assembler(...)` was given, each option read for its type.
+#[derive(Debug, Default)]
+pub(crate) struct Options {
+    pub(crate) budget: Option<usize>,
+    encoding: Option<String>,
+    model: Option<String>,
+    reserve_output: Option<usize>,
+    prompt_tokens: Option<usize>,
+    engine: Option<String>,
+    format: Option<String>,
+    overflow: Option<String>,
+    duplicates: Option<String>,
+    keep_duplicates: bool,
+    min_score: Option<f32>,
+    max_blocks: Option<usize>,
+    min_truncated_tokens: Option<usize>,
+    hide_metadata_keys: Vec<String>,
+    header: Option<String>,
+    order: Option<String>,
+    max_per_source: Option<usize>,
+    max_head_tokens: Option<usize>,
+    cache_bytes: Option<usize>,
+    /// Read by the caller from the object itself: bytes do not cross as JSON does.
+    pub(crate) seal_key: Option<Vec<u8>>,
+    pub(crate) strict: bool,
+}
+
+fn refused(message: impl Into<String>) -> Failure {
+    Failure::new(ErrorCode::InvalidOption, message)
+}
+
+/// A count: a whole number, 0 or more, in the words of the command's `parse_count`.
+pub(crate) fn count(name: &str, given: &Given) -> Result<Option<usize>, Failure> {
+    match *given {
+        Given::Nothing => Ok(None),
+        // Whole numbers up to 2^53 are exact in a JavaScript number.
+        Given::Number(n) if n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_992.0 => {
+            Ok(Some(n as usize))
+        }
+        Given::Number(n) if n < 0.0 => Err(refused(format!(
+            "{name}: negative; expected a whole number, 0 or more"
+        ))),
+        Given::Number(n) if n.is_finite() && n.fract() == 0.0 => {
+            Err(refused(format!("{name}: too large")))
+        }
+        ref other => Err(refused(format!(
+            "{name}: expected a whole number, 0 or more, got {}",
+            other.described()
+        ))),
+    }
+}
+
+fn text(name: &str, given: Given) -> Result<Option<String>, Failure> {
+    match given {
+        Given::Nothing => Ok(None),
+        Given::Text(text) => Ok(Some(text)),
+        other => Err(refused(format!(
+            "{name}: expected a string, got {}",
+            other.described()
+        ))),
+    }
+}
+
+fn flag(name: &str, given: &Given) -> Result<bool, Failure> {
+    match *given {
+        Given::Nothing => Ok(false),
+        Given::Flag(flag) => Ok(flag),
+        ref other => Err(refused(format!(
+            "{name}: expected true or false, got {}",
+            other.described()
+        ))),
+    }
+}
+
+/// Parses `name` with the library's `FromStr`, keeping the library's message.
+fn named<T>(name: Option<&str>) -> Result<Option<T>, Failure>
+where
+    T: std::str::FromStr<Err = mentor_context::Error>,
+{
+    name.map(|name| name.parse::<T>().map_err(|err| Failure::library(&err)))
+        .transpose()
+}
+
+impl Options {
+    /// Reads the entries of the options object (each a known one: `args::options` checks),
+    /// refusing a value of the wrong type by name. `budget` is the constructor's first
+    /// argument.
+    pub(crate) fn read(budget: &Given, entries: Vec<(String, Given)>) -> Result<Options, Failure> {
+        let mut read = Options {
+            budget: count("budget", budget)?,
+            ..Options::default()
+        };
+        for (name, value) in entries {
+            match name.as_str() {
+                "encoding" => read.encoding = text(&name, value)?,
+                "model" => read.model = text(&name, value)?,
+                "reserveOutput" => read.reserve_output = count(&name, &value)?,
+                "promptTokens" => read.prompt_tokens = count(&name, &value)?,
+                "engine" => read.engine = text(&name, value)?,
+                "format" => read.format = text(&name, value)?,
+                "overflow" => read.overflow = text(&name, value)?,
+                "duplicates" => read.duplicates = text(&name, value)?,
+                "keepDuplicates" => read.keep_duplicates = flag(&name, &value)?,
+                "minScore" => {
+                    read.min_score = match value {
+                        Given::Nothing => None,
+                        // An f32, as the command's `--min-score` parses one (NaN stays NaN, for
+                        // the library to refuse).
+                        Given::Number(n) => Some(n as f32),
+                        other => {
+                            return Err(refused(format!(
+                                "minScore: expected a number, got {}",
+                                other.described()
+                            )));
+                        }
+                    }
+                }
+                "maxBlocks" => read.max_blocks = count(&name, &value)?,
+                "minTruncatedTokens" => read.min_truncated_tokens = count(&name, &value)?,
+                "hideMetadataKeys" => read.hide_metadata_keys = keys(value)?,
+                "header" => read.header = text(&name, value)?,
+                "order" => read.order = text(&name, value)?,
+                "maxPerSource" => read.max_per_source = count(&name, &value)?,
+                "maxHeadTokens" => read.max_head_tokens = count(&name, &value)?,
+                "cacheBytes" => read.cache_bytes = count(&name, &value)?,
+                "strict" => read.strict = flag(&name, &value)?,
+                // Read from the object itself by the caller; `args::options` let no other in.
+                _ => {}
+            }
+        }
+        Ok(read)
+    }
+
+    /// The builder these options describe, not yet validated (`build` does that).
+    pub(crate) fn builder(&self) -> Result<ContextBuilder, Failure> {
+        let (reserve, prompt) = (self.reserve_output, self.prompt_tokens);
+        if self.model.is_none() && (reserve.is_some() || prompt.is_some()) {
+            return Err(refused(
+                "reserveOutput and promptTokens need a model, whose window they share",
+            ));
+        }
+        if self.model.is_some() && self.encoding.is_some() {
+            return Err(refused(
+                "encoding and model both choose the encoding: give one",
+            ));
+        }
+        if self.keep_duplicates && self.duplicates.is_some() {
+            return Err(refused(
+                "keepDuplicates and duplicates both choose the duplicates: give one",
+            ));
+        }
+        let window = match &self.model {
+            Some(model) if reserve.is_some() || prompt.is_some() => Some(
+                ModelWindow::new(model, reserve.unwrap_or(0), prompt.unwrap_or(0))
+                    .map_err(|err| Failure::library(&err))?,
+            ),
+            _ => None,
+        };
+        let budget = match (self.budget, &window) {
+            (Some(_), Some(_)) => {
+                return Err(refused(
+                    "budget and a model window (reserveOutput, promptTokens) both set the \
+                     budget: give one",
+                ));
+            }
+            (Some(budget), None) => budget,
+            (None, Some(window)) => window.budget(),
+            (None, None) => {
+                return Err(refused(
+                    "budget: missing; give the budget in tokens, or a model with \
+                     reserveOutput or promptTokens",
+                ));
+            }
+        };
+        let encoding = match &self.model {
+            Some(model) => Encoding::for_model(model).map_err(|err| Failure::library(&err))?,
+            None => named::<Encoding>(self.encoding.as_deref())?.unwrap_or_default(),
+        };
+        let builder = ContextBuilder::new(budget);
+        let builder = match named::<Engine>(self.engine.as_deref())? {
+            Some(engine) => builder.tokenizer(
+                encoding
+                    .with_engine(engine)
+                    .map_err(|err| Failure::library(&err))?,
+            ),
+            None => builder.encoding(encoding),
+        };
+        let duplicates = match named::<Duplicates>(self.duplicates.as_deref())? {
+            Some(duplicates) => duplicates,
+            None if self.keep_duplicates => Duplicates::Keep,
+            None => Duplicates::default(),
+        };
+        let builder = builder
+            .format(named::<BuiltinFormat>(self.format.as_deref())?.unwrap_or_default())
+            .overflow(named::<Overflow>(self.overflow.as_deref())?.unwrap_or_default())
+            .duplicates(duplicates)
+            .order(named::<Order>(self.order.as_deref())?.unwrap_or_default())
+            .min_score(self.min_score)
+            .max_blocks(self.max_blocks)
+            .min_truncated_tokens(self.min_truncated_tokens)
+            .hide_metadata_keys(&self.hide_metadata_keys)
+            // An empty header is no header, as the command's is.
+            .header(self.header.clone().unwrap_or_default())
+            .max_per_source(self.max_per_source)
+            .max_head_tokens(self.max_head_tokens)
+            .cache(self.cache_bytes.map(TokenCache::new));
+        let builder = match &self.seal_key {
+            Some(key) => builder.seal_key(key),
+            None => builder,
+        };
+        // The window last: it sets the budget (the same order as the command's builder).
+        Ok(builder.window(window))
+    }
+}
+
+/// `hideMetadataKeys`: an array of strings.
+fn keys(given: Given) -> Result<Vec<String>, Failure> {
+    let problem = |what: String| refused(format!("hideMetadataKeys: {what}"));
+    match given {
+        Given::Nothing => Ok(Vec::new()),
+        Given::List(items) => items
+            .into_iter()
+            .enumerate()
+            .map(|(at, item)| match item {
+                Given::Text(key) => Ok(key),
+                other => Err(problem(format!(
+                    "[{at}]: expected a string, got {}",
+                    other.described()
+                ))),
+            })
+            .collect(),
+        other => Err(problem(format!(
+            "expected an array of strings, got {}",
+            other.described()
+        ))),
+    }
+}

@@ -1,0 +1,167 @@
+//! `CitationStream`: an answer resolved as it streams in, through the library's
+//! `CitationStream`.
+
+use mentor_context::Citation;
+use mentor_context::citations::{self, CitationEvent, Resolution, Resolver};
+use napi::bindgen_prelude::{Env, Unknown};
+use napi::{JsValue, Result};
+use napi_derive::napi;
+use serde::Serialize;
+
+use crate::args;
+use crate::citations::KNOWN;
+use crate::codec::Codec;
+use crate::errors::{ErrorCode, Failure, OrThrow};
+use crate::offsets::Units;
+use crate::raw;
+use crate::report;
+use crate::request::internal;
+
+/// The library's stream, `None` once finished.
+type Live<'c> = Option<citations::CitationStream<'c>>;
+
+self_cell::self_cell!(
+    /// The chips, and the library's stream that reads against them.
+    struct Owned {
+        owner: Vec<Citation>,
+        #[covariant]
+        dependent: Live,
+    }
+);
+
+/// What `push` returns.
+#[derive(Serialize)]
+struct Pushed<'a> {
+    text: &'a str,
+    events: &'a [CitationEvent],
+}
+
+/// What `finish` returns.
+#[derive(Serialize)]
+struct Finished<'a> {
+    text: &'a str,
+    events: &'a [CitationEvent],
+    resolution: &'a Resolution,
+}
+
+/// Resolves an answer that arrives in chunks, as from an LLM stream (the Vercel AI SDK's
+/// `textStream`, say).
+///
+/// Each `push(chunk)` returns the text that is safe to show and the citation events found.
+/// A marker is never shown in part: `[1` at the end of one chunk and `2]` at the start of
+/// the next come out together. With `renumber`, the text shown is already renumbered. Put
+/// together, the texts, the events and the resolution of `finish()` are those of
+/// `resolveCitations` on the whole answer. Offsets are in UTF-16 code units of the answer.
+#[napi]
+pub struct CitationStream {
+    stream: Owned,
+    /// The answer so far: offsets are counted in it.
+    answer: String,
+    /// Where the offsets' walk through `answer` is.
+    position: (usize, usize),
+}
+
+#[napi]
+impl CitationStream {
+    /// A stream of an answer to `report` (a report of `assemble`, its JSON text, or its
+    /// `citations`).
+    #[napi(
+        constructor,
+        ts_args_type = "report: Report | ReadonlyArray<Citation> | string, options?: ResolveOptions"
+    )]
+    pub fn new(env: &Env, report: Unknown<'_>, options: Option<Unknown<'_>>) -> Result<Self> {
+        let raw = env.raw();
+        let codec = Codec::get(raw)?;
+        let chips = report::chips(raw, codec, report.raw())?;
+        let options = args::options(raw, codec, options.map(|o| o.raw()), &KNOWN)?;
+        let renumber = args::flag(&options, "renumber").or_throw(raw)?;
+        Ok(CitationStream {
+            stream: Owned::new(chips, |chips| {
+                Some(Resolver::new(chips).renumber(renumber).stream())
+            }),
+            answer: String::new(),
+            position: (0, 0),
+        })
+    }
+
+    /// Reads the next chunk; returns the text to show now and the events found.
+    #[napi(ts_args_type = "chunk: string", ts_return_type = "StreamOutput")]
+    pub fn push<'env>(&mut self, env: &'env Env, chunk: Unknown<'env>) -> Result<Unknown<'env>> {
+        let raw = env.raw();
+        let chunk = args::string(raw, chunk.raw(), "chunk")?;
+        let pushed = self
+            .stream
+            .with_dependent_mut(|_, live| live.as_mut().map(|stream| stream.push(&chunk)));
+        let Some(mut pushed) = pushed else {
+            return Err(finished().into_napi(raw));
+        };
+        self.answer.push_str(&chunk);
+        let mut units = Units::resume(&self.answer, self.position);
+        units.events(&mut pushed.events);
+        self.position = units.position();
+        self.build(
+            env,
+            &Pushed {
+                text: &pushed.text,
+                events: &pushed.events,
+            },
+        )
+    }
+
+    /// The answer is complete: returns the rest to show (an unfinished marker is text after
+    /// all), its events, and the resolution of the whole answer.
+    #[napi(ts_return_type = "StreamEnd")]
+    pub fn finish<'env>(&mut self, env: &'env Env) -> Result<Unknown<'env>> {
+        let raw = env.raw();
+        let finished_stream = self
+            .stream
+            .with_dependent_mut(|_, live| live.take().map(citations::CitationStream::finish));
+        let Some((mut rest, mut resolution)) = finished_stream else {
+            return Err(finished().into_napi(raw));
+        };
+        let mut units = Units::resume(&self.answer, self.position);
+        units.events(&mut rest.events);
+        Units::new(&self.answer).resolution(&mut resolution);
+        self.build(
+            env,
+            &Finished {
+                text: &rest.text,
+                events: &rest.events,
+                resolution: &resolution,
+            },
+        )
+    }
+
+    /// UTF-16 code units of the answer read but not yet shown: the start of a marker that
+    /// the next chunk may finish (0 once finished).
+    #[napi(getter)]
+    pub fn held_back(&self) -> u32 {
+        let bytes = self
+            .stream
+            .borrow_dependent()
+            .as_ref()
+            .map_or(0, citations::CitationStream::held_back);
+        let tail = self
+            .answer
+            .get(self.answer.len().saturating_sub(bytes)..)
+            .unwrap_or_default();
+        u32::try_from(tail.encode_utf16().count()).unwrap_or(u32::MAX)
+    }
+
+    fn build<'env, T: Serialize>(&self, env: &'env Env, value: &T) -> Result<Unknown<'env>> {
+        let raw = env.raw();
+        let codec = Codec::get(raw)?;
+        let mut tape = codec.take_tape();
+        tape.write(value).map_err(internal).or_throw(raw)?;
+        let value = codec.unpack(raw, tape)?;
+        // SAFETY: a value of this call's handle scope.
+        Ok(unsafe { Unknown::from_raw_unchecked(raw::Env::clone(&raw), value) })
+    }
+}
+
+fn finished() -> Failure {
+    Failure::new(
+        ErrorCode::StreamFinished,
+        "the stream is finished: make a new CitationStream for another answer",
+    )
+}

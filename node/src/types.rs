@@ -1,0 +1,231 @@
+//! The shapes of the values that cross, declared for the generated `index.d.ts`.
+//!
+//! These structs are never built: what crosses is the library's own serialization (see
+//! `codec`). They exist so that napi-rs writes the TypeScript interfaces from the Rust side;
+//! `node/test/types.test.mjs` checks their keys against real reports, so they cannot drift
+//! from what `assemble --json` prints.
+#![allow(dead_code)]
+
+use napi_derive::napi;
+
+/// A retrieval result in the .NET wire form. Property names are read in any letter case
+/// (`Content`, `SourceUrl`), a score may be a string holding a number (`"0.9"`), and a
+/// metadata value may be `null`; an unknown property is warned about (an error with
+/// `strict`).
+#[napi(object, object_to_js = false)]
+pub struct MentorRagResult {
+    pub content: String,
+    #[napi(ts_type = "number | string")]
+    pub score: f64,
+    #[napi(ts_type = "string | null")]
+    pub source_url: Option<String>,
+    #[napi(ts_type = "string | null")]
+    pub title: Option<String>,
+    #[napi(ts_type = "Record<string, string | null> | null")]
+    pub metadata: Option<String>,
+}
+
+/// The options of `new Assembler(budget, options)`: the command's options, in camelCase.
+#[napi(object, object_to_js = false)]
+pub struct AssemblerOptions {
+    /// `o200k_base` (the default), `cl100k_base`, `p50k_base` or `r50k_base`.
+    #[napi(ts_type = "'o200k_base' | 'cl100k_base' | 'p50k_base' | 'r50k_base'")]
+    pub encoding: Option<String>,
+    /// An OpenAI model, for its encoding (and, with `reserveOutput` or `promptTokens`, its
+    /// window).
+    pub model: Option<String>,
+    /// With `model`: tokens kept free for the answer; the budget is what the window leaves.
+    pub reserve_output: Option<u32>,
+    /// With `model`: tokens the rest of the prompt takes.
+    pub prompt_tokens: Option<u32>,
+    #[napi(ts_type = "'bpe-openai' | 'tiktoken'")]
+    pub engine: Option<String>,
+    #[napi(ts_type = "'plain' | 'xml'")]
+    pub format: Option<String>,
+    /// What to do with the first result that does not fit.
+    #[napi(ts_type = "'truncate' | 'stop' | 'skip'")]
+    pub overflow: Option<String>,
+    #[napi(ts_type = "'url-and-content' | 'content' | 'keep'")]
+    pub duplicates: Option<String>,
+    /// The same as `duplicates: 'keep'`.
+    pub keep_duplicates: Option<bool>,
+    pub min_score: Option<f64>,
+    pub max_blocks: Option<u32>,
+    pub min_truncated_tokens: Option<u32>,
+    /// Metadata keys kept out of the prompt (they stay on the citations).
+    pub hide_metadata_keys: Option<Vec<String>>,
+    /// Text before the blocks, counted in the budget.
+    pub header: Option<String>,
+    #[napi(ts_type = "'score' | 'as-given' | 'edges'")]
+    pub order: Option<String>,
+    pub max_per_source: Option<u32>,
+    pub max_head_tokens: Option<u32>,
+    /// The bytes a cache of token counts may hold, shared by every request of this
+    /// assembler.
+    pub cache_bytes: Option<u32>,
+    /// Seal every report (HMAC-SHA256) with this key (a string is its UTF-8), and continue
+    /// only sealed reports. At least 16 bytes.
+    #[napi(ts_type = "string | Uint8Array")]
+    pub seal_key: Option<String>,
+    /// Make an unknown property in a result an error, instead of a warning.
+    pub strict: Option<bool>,
+}
+
+/// The options of `assembleMany` and `assembleManyAsync`.
+#[napi(object, object_to_js = false)]
+pub struct ManyOptions {
+    /// Threads that share the work (default: one per core; at most 8 per core).
+    pub threads: Option<u32>,
+}
+
+/// The options of `resolveCitations` and `new CitationStream`.
+#[napi(object, object_to_js = false)]
+pub struct ResolveOptions {
+    /// Renumber the answer 1..k in order of first citation.
+    pub renumber: Option<bool>,
+}
+
+/// A citation chip: what a chat UI shows for block `[index]`.
+#[napi(object, object_from_js = false, use_nullable = true)]
+pub struct Citation {
+    pub index: u32,
+    #[napi(ts_type = "string")]
+    pub title: Option<String>,
+    #[napi(ts_type = "string")]
+    pub source_url: Option<String>,
+    pub score: f64,
+    #[napi(ts_type = "Record<string, string | null>")]
+    pub metadata: Option<String>,
+    pub truncated: bool,
+    pub token_count: u32,
+    pub input_index: u32,
+    #[napi(ts_type = "number")]
+    pub kept_bytes: Option<u32>,
+    #[napi(ts_type = "number")]
+    pub kept_utf16: Option<u32>,
+    pub fingerprint: String,
+    pub head_shortened: bool,
+}
+
+/// A result left out of the text, with the reason.
+#[napi(object, object_from_js = false, use_nullable = true)]
+pub struct Omission {
+    #[napi(ts_type = "string")]
+    pub title: Option<String>,
+    #[napi(ts_type = "string")]
+    pub source_url: Option<String>,
+    pub score: f64,
+    #[napi(
+        ts_type = "'belowMinScore' | 'duplicate' | 'overBlockLimit' | 'overSourceLimit' | 'didNotFit' | 'alreadyInContext'"
+    )]
+    pub reason: String,
+    pub input_index: u32,
+}
+
+/// A model's window, and how it is shared.
+#[napi(object, object_from_js = false)]
+pub struct ModelWindow {
+    pub model: String,
+    pub context_window: u32,
+    pub reserve_output: u32,
+    pub prompt_tokens: u32,
+}
+
+/// The report of `mentor-context assemble --json`: `window` and `headroom` only with a
+/// model window, `seal` (64 hex digits) only with a `sealKey`.
+#[napi(object, object_from_js = false)]
+pub struct Report {
+    /// The text for the prompt.
+    pub context: String,
+    /// Its exact count of tokens, at most `budget`.
+    pub token_count: u32,
+    pub budget: u32,
+    pub encoding: String,
+    /// One chip per block, in text order.
+    pub citations: Vec<Citation>,
+    /// Every result left out, best-ranked first.
+    pub omitted: Vec<Omission>,
+    pub window: Option<ModelWindow>,
+    pub headroom: Option<u32>,
+    pub seal: Option<String>,
+}
+
+/// Where a marker is in the answer: `answer.slice(start, end)`, in UTF-16 code units.
+#[napi(object, object_from_js = false)]
+pub struct MarkerSpan {
+    pub start: u32,
+    pub end: u32,
+    /// `start` again: JavaScript strings count in UTF-16 code units, as the command's
+    /// `startUtf16` does, so a span has the same keys in every language.
+    pub start_utf16: u32,
+    /// `end` again, as `startUtf16` is `start`.
+    pub end_utf16: u32,
+}
+
+/// A chip the answer cites: how often, and where.
+#[napi(object, object_from_js = false)]
+pub struct Cited {
+    pub citation: Citation,
+    /// Its number in order of first citation.
+    pub new_index: u32,
+    pub count: u32,
+    pub spans: Vec<MarkerSpan>,
+}
+
+/// A marker that points at no chip.
+#[napi(object, object_from_js = false)]
+pub struct UnknownMarker {
+    pub marker: String,
+    pub at: u32,
+}
+
+/// What an answer cites; `answer` is the renumbered answer (`null` without `renumber`).
+#[napi(object, object_from_js = false, use_nullable = true)]
+pub struct Resolution {
+    pub cited: Vec<Cited>,
+    pub unknown: Vec<UnknownMarker>,
+    #[napi(ts_type = "string")]
+    pub answer: Option<String>,
+    /// How many of the cited chips' quotes were not found in their content (always 0 for
+    /// `[n]` markers, which carry no quotes).
+    pub unverified: u32,
+}
+
+/// A marker cites chip `index`; `first` is the moment to show its chip.
+#[napi(object, object_from_js = false)]
+pub struct CitedEvent {
+    #[napi(ts_type = "'cited'")]
+    pub r#type: String,
+    pub index: u32,
+    pub new_index: u32,
+    pub first: bool,
+    pub span: MarkerSpan,
+}
+
+/// A marker points at no chip.
+#[napi(object, object_from_js = false)]
+pub struct UnknownEvent {
+    #[napi(ts_type = "'unknown'")]
+    pub r#type: String,
+    pub marker: String,
+    pub at: u32,
+}
+
+/// What `CitationStream.push` returns: text safe to show (after what was shown before),
+/// and the citations found in it.
+#[napi(object, object_from_js = false)]
+pub struct StreamOutput {
+    pub text: String,
+    #[napi(ts_type = "Array<CitedEvent | UnknownEvent>")]
+    pub events: Vec<String>,
+}
+
+/// What `CitationStream.finish` returns: the rest of the text, its events, and the
+/// resolution of the whole answer.
+#[napi(object, object_from_js = false)]
+pub struct StreamEnd {
+    pub text: String,
+    #[napi(ts_type = "Array<CitedEvent | UnknownEvent>")]
+    pub events: Vec<String>,
+    pub resolution: Resolution,
+}

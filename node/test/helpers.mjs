@@ -1,0 +1,76 @@
+// Shared by the tests: the repository's paths, its fixtures, and the `mentor-context`
+// command built from this checkout, which every report and error is compared with.
+//
+// The command is MENTOR_CONTEXT_BIN if set, else target/debug or target/release of the
+// checkout (`cargo build -p mentor-context-cli`).
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+export const FIXTURES = join(ROOT, 'fixtures')
+
+// The request fixtures: JSON arrays of results in the .NET wire form (as python/tests).
+export const RESULT_FIXTURES = [
+  'bench-english.json', 'bench-multilingual.json', 'duplicates.json', 'hostile-heads.json',
+  'multilingual.json', 'pricing.json', 'support.json',
+  'conversation/turn-1.json', 'conversation/turn-2.json', 'conversation/turn-3.json',
+  'dotnet/mixed-case.json', 'dotnet/null-metadata.json', 'dotnet/pascal-case.json',
+  'dotnet/string-scores.json', 'dotnet/unknown-properties.json',
+].map((name) => join(FIXTURES, name))
+
+export function load (fixture) {
+  return JSON.parse(readFileSync(fixture, 'utf8'))
+}
+
+export function cli () {
+  const given = process.env.MENTOR_CONTEXT_BIN
+  if (given) return given
+  for (const profile of ['debug', 'release']) {
+    const binary = join(ROOT, 'target', profile, 'mentor-context')
+    if (existsSync(binary)) return binary
+  }
+  throw new Error('no mentor-context command: run `cargo build -p mentor-context-cli`, or set MENTOR_CONTEXT_BIN')
+}
+
+/** Runs the command; returns its exit status, standard output and standard error. */
+export function runCli (args, input) {
+  const done = spawnSync(cli(), args, { input, encoding: 'utf8', maxBuffer: 1 << 28 })
+  if (done.error) throw done.error
+  return { status: done.status, stdout: done.stdout, stderr: done.stderr }
+}
+
+/** The standard output of `assemble --json ARGS FIXTURE`, which must succeed. */
+export function cliReport (args, fixture) {
+  const done = runCli(['assemble', '--json', ...args, fixture])
+  if (done.status !== 0) throw new Error(done.stderr)
+  return done.stdout
+}
+
+/** The one-line message of a failing `assemble`, without the program's name. */
+export function cliError (args, fixture = join(FIXTURES, 'pricing.json')) {
+  const done = runCli(['assemble', ...args, fixture])
+  if (done.status !== 2) throw new Error(`expected exit 2, got ${done.status}: ${done.stdout}`)
+  const line = done.stderr.trim()
+  if (line.includes('\n') || !line.startsWith('mentor-context: ')) throw new Error(line)
+  return line.slice('mentor-context: '.length)
+}
+
+/** A file of `text` in a new temporary folder. */
+export function tempFile (name, text) {
+  const path = join(mkdtempSync(join(tmpdir(), 'mentor-context-')), name)
+  writeFileSync(path, text)
+  return path
+}
+
+/** The error `fn` throws (it must throw). */
+export function thrown (fn) {
+  try {
+    fn()
+  } catch (err) {
+    return err
+  }
+  throw new Error('expected an error')
+}

@@ -1,0 +1,67 @@
+// The TypeScript types are generated from the Rust side (index.d.ts, by `napi build`); these
+// check them against what crosses, so that they cannot drift from `assemble --json`.
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { test } from 'node:test'
+
+import * as mentor from '../index.js'
+import { FIXTURES, load } from './helpers.mjs'
+
+const DTS = readFileSync(new URL('../index.d.ts', import.meta.url), 'utf8')
+
+/** The fields of `interface name` in index.d.ts: name and whether it is optional. */
+function fields (name) {
+  const body = DTS.match(new RegExp(`export interface ${name} \\{([^}]*)\\}`))
+  assert.ok(body, `no interface ${name}`)
+  return body[1].split('\n').map((line) => line.trim()).filter((line) => /^\w+\??:/.test(line))
+    .map((line) => [line.match(/^\w+/)[0], line.includes('?:')])
+}
+
+/** `value`'s keys are the interface's: every required one, and none it does not declare. */
+function matches (name, value) {
+  const declared = fields(name)
+  const keys = Object.keys(value)
+  for (const [key, optional] of declared) {
+    if (!optional) assert.ok(keys.includes(key), `${name}.${key} is missing`)
+  }
+  for (const key of keys) assert.ok(declared.some(([d]) => d === key), `${name} does not declare ${key}`)
+}
+
+test('reports, chips, omissions and windows have the keys the types declare', () => {
+  const key = 'a key of thirty-two bytes, test!'
+  const assembler = new mentor.Assembler(null, { model: 'gpt-4o', reserveOutput: 127000, promptTokens: 200, sealKey: key })
+  const report = assembler.assemble(load(`${FIXTURES}/pricing.json`))
+  assert.ok(report.window && report.headroom >= 0 && report.seal && report.omitted.length)
+  matches('Report', report)
+  matches('ModelWindow', report.window)
+  for (const chip of report.citations) matches('Citation', chip)
+  for (const omission of report.omitted) matches('Omission', omission)
+  assert.deepEqual(fields('Report').filter(([, optional]) => optional).map(([k]) => k), ['window', 'headroom', 'seal'])
+})
+
+test('resolutions and stream outputs have the keys the types declare', () => {
+  const report = new mentor.Assembler(600).assemble(load(`${FIXTURES}/support.json`))
+  const resolution = mentor.resolveCitations(report, 'See [1] and [9].', { renumber: true })
+  matches('Resolution', resolution)
+  matches('Cited', resolution.cited[0])
+  matches('MarkerSpan', resolution.cited[0].spans[0])
+  matches('UnknownMarker', resolution.unknown[0])
+  const stream = new mentor.CitationStream(report)
+  const out = stream.push('See [1] and [9] ')
+  matches('StreamOutput', out)
+  matches('CitedEvent', out.events.find((e) => e.type === 'cited'))
+  matches('UnknownEvent', out.events.find((e) => e.type === 'unknown'))
+  matches('StreamEnd', stream.finish())
+})
+
+test('the package exports what the addon does, and the error codes at run time', () => {
+  const native = createRequire(import.meta.url)('../mentor-context.node')
+  // What starts with `_` is the benchmark's (node/src/bench.rs), not the package's.
+  const api = Object.keys(native).filter((name) => !name.startsWith('_'))
+  assert.deepEqual(Object.keys(mentor).filter((k) => k !== 'default').sort(), api.sort())
+  for (const name of api) assert.match(DTS, new RegExp(`export declare (class|function|enum) ${name}\\b`))
+  assert.ok(!/_bench/.test(DTS))
+  const declared = [...DTS.matchAll(/^\s+\w+ = '([A-Z_]+)',$/gm)].map((m) => m[1])
+  assert.deepEqual(Object.values(mentor.ErrorCode).sort(), declared.sort())
+})

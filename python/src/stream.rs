@@ -1,0 +1,239 @@
+//! `Resolver` and its `CitationStream`: an answer's markers read against a report's chips,
+//! whole or as it streams in, through the library's `Resolver` and `CitationStream`.
+//!
+//! Offsets (`span`, `at`) are Python string indices of the whole answer, as
+//! `resolve_citations` gives them; the library's own are UTF-8 byte offsets.
+
+use mentor_context::Citation;
+use mentor_context::citations::{self, CitationEvent, Resolution, Resolver};
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString, PyTuple};
+use serde::Deserialize;
+
+use crate::depythonize::PyDeserializer;
+use crate::errors::refused;
+use crate::pyser::to_python;
+
+/// The chips of `report`: a dict from `Assembler.assemble`, its `citations` list, or the
+/// report's JSON text.
+fn read_chips(report: &Bound<'_, PyAny>) -> PyResult<Vec<Citation>> {
+    let problem = |err: &dyn std::fmt::Display| {
+        refused(format!(
+            "report: expected a report of Assembler.assemble or its citations: {err}"
+        ))
+    };
+    if let Ok(text) = report.cast::<PyString>() {
+        /// A report's chips, or a list of them, as JSON.
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Chips {
+            Report { citations: Vec<Citation> },
+            List(Vec<Citation>),
+        }
+        return match serde_json::from_str::<Chips>(text.to_str()?) {
+            Ok(Chips::Report { citations } | Chips::List(citations)) => Ok(citations),
+            Err(err) => Err(problem(&err)),
+        };
+    }
+    let chips = match report.get_item("citations") {
+        Ok(chips) => chips,
+        Err(_) => report.clone(),
+    };
+    Vec::<Citation>::deserialize(PyDeserializer(&chips)).map_err(|err| problem(&err))
+}
+
+/// Byte offsets into an answer as offsets in characters, walking forward from the last
+/// one asked for (a stream's events come in answer order).
+struct Chars<'t> {
+    text: &'t str,
+    at: (usize, usize),
+}
+
+impl Chars<'_> {
+    fn of(&mut self, byte: usize) -> usize {
+        if byte < self.at.0 {
+            self.at = (0, 0);
+        }
+        let end = byte.min(self.text.len());
+        let stretch = self.text.get(self.at.0..end).unwrap_or_default();
+        self.at = (end, self.at.1 + stretch.chars().count());
+        self.at.1
+    }
+
+    fn events(&mut self, events: &mut [CitationEvent]) {
+        for event in events {
+            match event {
+                CitationEvent::Cited { span, .. } => {
+                    span.start = self.of(span.start);
+                    span.end = self.of(span.end);
+                }
+                CitationEvent::Unknown(marker) => marker.at = self.of(marker.at),
+                // Non-exhaustive: an event of a later version has no offsets known here.
+                _ => {}
+            }
+        }
+    }
+
+    fn resolution(&mut self, resolution: &mut Resolution) {
+        for chip in &mut resolution.cited {
+            for span in &mut chip.spans {
+                span.start = self.of(span.start);
+                span.end = self.of(span.end);
+            }
+        }
+        for marker in &mut resolution.unknown {
+            marker.at = self.of(marker.at);
+        }
+    }
+}
+
+/// Reads answers against the chips of one report. `resolve(answer)` reads a whole answer
+/// (what `resolve_citations` does); `stream()` reads one that arrives in chunks.
+#[pyclass(name = "Resolver", module = "mentor_context", frozen)]
+pub(crate) struct PyResolver {
+    chips: Vec<Citation>,
+    renumber: bool,
+}
+
+#[pymethods]
+impl PyResolver {
+    #[new]
+    #[pyo3(signature = (report, *, renumber=false))]
+    fn new(report: &Bound<'_, PyAny>, renumber: bool) -> PyResult<Self> {
+        Ok(PyResolver {
+            chips: read_chips(report)?,
+            renumber,
+        })
+    }
+
+    /// What the whole `answer` cites: as `resolve_citations(report, answer, renumber=...)`.
+    fn resolve<'py>(&self, py: Python<'py>, answer: &str) -> PyResult<Bound<'py, PyAny>> {
+        let mut resolution = py.detach(|| {
+            Resolver::new(&self.chips)
+                .renumber(self.renumber)
+                .resolve(answer)
+        });
+        Chars {
+            text: answer,
+            at: (0, 0),
+        }
+        .resolution(&mut resolution);
+        to_python(py, &resolution)
+    }
+
+    /// A stream of one answer, read chunk by chunk.
+    fn stream(&self) -> PyCitationStream {
+        let renumber = self.renumber;
+        PyCitationStream {
+            stream: Owned::new(self.chips.clone(), |chips| {
+                Some(Resolver::new(chips).renumber(renumber).stream())
+            }),
+            answer: String::new(),
+            at: (0, 0),
+        }
+    }
+
+    /// Whether answers are renumbered 1..k in order of first citation.
+    #[getter]
+    fn renumber(&self) -> bool {
+        self.renumber
+    }
+}
+
+/// The library's stream, `None` once finished.
+type Live<'c> = Option<citations::CitationStream<'c>>;
+
+self_cell::self_cell!(
+    /// The chips, and the library's stream that reads against them.
+    struct Owned {
+        owner: Vec<Citation>,
+        #[covariant]
+        dependent: Live,
+    }
+);
+
+/// An answer resolved as it streams in, from `Resolver(report).stream()`.
+///
+/// `push(chunk)` returns `(text, events)`: the text that is safe to show now (a marker is
+/// never shown in part: `[1` at the end of one chunk and `2]` at the start of the next come
+/// out together, renumbered if the resolver renumbers) and the citation events found in it.
+/// `finish()` returns `((text, events), resolution)`: the rest, and what the whole answer
+/// cites. Put together, they are what `Resolver.resolve` gives for the whole answer.
+#[pyclass(name = "CitationStream", module = "mentor_context")]
+pub(crate) struct PyCitationStream {
+    stream: Owned,
+    /// The answer so far: offsets are counted in it.
+    answer: String,
+    /// Where the offsets' walk through `answer` is: a byte and its character.
+    at: (usize, usize),
+}
+
+#[pymethods]
+impl PyCitationStream {
+    /// Reads the next chunk; returns `(text, events)`.
+    fn push<'py>(&mut self, py: Python<'py>, chunk: &str) -> PyResult<Bound<'py, PyTuple>> {
+        let pushed = self
+            .stream
+            .with_dependent_mut(|_, live| live.as_mut().map(|stream| stream.push(chunk)));
+        let Some(mut pushed) = pushed else {
+            return Err(finished());
+        };
+        self.answer.push_str(chunk);
+        let mut chars = Chars {
+            text: &self.answer,
+            at: self.at,
+        };
+        chars.events(&mut pushed.events);
+        self.at = chars.at;
+        output(py, &pushed.text, &pushed.events)
+    }
+
+    /// The answer is complete: returns `((text, events), resolution)`, the rest to show
+    /// (an unfinished marker is text after all) and the resolution of the whole answer.
+    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let done = self
+            .stream
+            .with_dependent_mut(|_, live| live.take().map(citations::CitationStream::finish));
+        let Some((mut rest, mut resolution)) = done else {
+            return Err(finished());
+        };
+        let mut chars = Chars {
+            text: &self.answer,
+            at: self.at,
+        };
+        chars.events(&mut rest.events);
+        chars.resolution(&mut resolution);
+        let rest = output(py, &rest.text, &rest.events)?;
+        PyTuple::new(py, [rest.into_any(), to_python(py, &resolution)?])
+    }
+
+    /// Characters of the answer read but not yet shown: the start of a marker the next
+    /// chunk may finish (0 once finished).
+    #[getter]
+    fn held_back(&self) -> usize {
+        let bytes = self
+            .stream
+            .borrow_dependent()
+            .as_ref()
+            .map_or(0, citations::CitationStream::held_back);
+        let tail = self
+            .answer
+            .get(self.answer.len().saturating_sub(bytes)..)
+            .unwrap_or_default();
+        tail.chars().count()
+    }
+}
+
+/// `(text, events)`.
+fn output<'py>(
+    py: Python<'py>,
+    text: &str,
+    events: &[CitationEvent],
+) -> PyResult<Bound<'py, PyTuple>> {
+    let events = to_python(py, events)?.cast_into::<PyList>()?;
+    PyTuple::new(py, [PyString::new(py, text).into_any(), events.into_any()])
+}
+
+fn finished() -> PyErr {
+    refused("the stream is finished: make a new one with Resolver.stream() for another answer")
+}
