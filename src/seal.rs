@@ -197,6 +197,7 @@ mod tests {
         let text = seal.to_string();
         assert_eq!(text, "ab".repeat(32));
         assert_eq!(text.parse::<Seal>(), Ok(seal));
+        assert_eq!(format!("{seal:?}"), format!("Seal({text})"));
         assert_eq!(serde_json::to_string(&seal).unwrap(), format!("\"{text}\""));
         assert!("AB".repeat(32).parse::<Seal>().is_err());
         assert!("ab".repeat(31).parse::<Seal>().is_err());
