@@ -158,6 +158,55 @@ fn places_are_bytes_and_utf16_units_of_the_answer() {
     assert_eq!(cohere.cited[0].quotes[0].text, "15 € pro Sitz und Monat");
 }
 
+/// Cohere's `start` and `end` count characters (Python string indices); an answer with an
+/// emoji before the cited stretch tells characters, UTF-16 units and bytes apart. Offsets in
+/// any of the three find the stretch the citation's `text` names, and offsets in none of them
+/// leave the quote unverified.
+#[test]
+fn cohere_offsets_are_read_in_the_unit_that_gives_the_citations_text() {
+    let answer = "Prüfen 🧾: 15 € pro Sitz [1].";
+    let quoted = "15 € pro Sitz";
+    let byte = answer.find(quoted).unwrap();
+    let chars = answer[..byte].chars().count();
+    let units = answer[..byte].encode_utf16().count();
+    // Three different starts: the emoji is 1 character, 2 units and 4 bytes.
+    assert!(chars < units && units < byte);
+    let length = |unit: &str| match unit {
+        "chars" => quoted.chars().count(),
+        "units" => quoted.encode_utf16().count(),
+        _ => quoted.len(),
+    };
+    for (unit, start, verified) in [
+        ("chars", chars, true),
+        ("units", units, true),
+        ("bytes", byte, true),
+        ("chars", 2, false),
+    ] {
+        let response = serde_json::json!({
+            "id": "r", "finish_reason": "COMPLETE",
+            "message": {"role": "assistant",
+                "content": [{"type": "text", "text": answer}],
+                "citations": [{"start": start, "end": start + length(unit), "text": quoted,
+                    "type": "TEXT_CONTENT", "sources": [{"type": "document", "id": "1",
+                    "document": {"id": "1"}}]}]},
+        });
+        let resolution = resolve(Dialect::Cohere, &response.to_string()).unwrap();
+        let cited = &resolution.cited[0];
+        assert_eq!(cited.quotes[0].verified, verified, "{unit} from {start}");
+        assert_eq!(resolution.unverified, usize::from(!verified), "{unit}");
+        if verified {
+            let span = cited.spans[0];
+            assert_eq!(&answer[span.start..span.end], quoted, "{unit}");
+            let all: Vec<u16> = answer.encode_utf16().collect();
+            assert_eq!(span.start_utf16, units, "{unit}");
+            assert_eq!(
+                String::from_utf16(&all[span.start_utf16..span.end_utf16]).unwrap(),
+                quoted
+            );
+        }
+    }
+}
+
 /// Streaming gives the whole response's text, events and resolution, however the
 /// server-sent events are cut into chunks.
 fn chunked_equals_whole(dialect: Dialect, cuts: &[usize]) -> Result<(), TestCaseError> {
