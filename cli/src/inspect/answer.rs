@@ -1,6 +1,8 @@
 //! The answer as a chat UI would show it: every marker that cites a block linked to that
-//! block's chip, every marker that points at no block flagged. The markers are the library's
-//! ([`Resolver`]), so the page reads the answer exactly as `cite` does.
+//! block's chip, every marker that points at no block flagged, and every quote the answer
+//! attributes to a block flagged when that block's content does not hold it. The markers and
+//! the quote checks are the library's ([`Resolver`], given the contents as `cite` gives
+//! them), so the page reads the answer exactly as `cite` does.
 
 use std::collections::BTreeMap;
 
@@ -21,9 +23,11 @@ pub(super) struct Answer<'a> {
     cut: bool,
     bytes: usize,
     /// The cited blocks, in order of first citation, as `cite` lists them.
-    cited: Vec<Cited>,
+    cited: Vec<Cited<'a>>,
     /// The markers that point at no block, in answer order, as `cite` lists them.
     unknown: Vec<Unknown<'a>>,
+    /// How many quotes were not found in the content of the block they cite.
+    unverified: usize,
 }
 
 /// Plain text, or a marker with the blocks it cites.
@@ -38,10 +42,18 @@ struct Piece<'a> {
 }
 
 #[derive(Debug, Serialize)]
-struct Cited {
+struct Cited<'a> {
     index: usize,
     input_index: usize,
     count: usize,
+    /// The quotes attributed to the block, in answer order, as `cite` lists them.
+    quotes: Vec<Quote<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+struct Quote<'a> {
+    text: Text<'a>,
+    verified: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -50,9 +62,15 @@ struct Unknown<'a> {
     at: usize,
 }
 
-/// The answer `answer` to `context`.
-pub(super) fn answer<'a>(context: &AssembledContext<'_>, answer: &'a str) -> Answer<'a> {
-    let resolution = Resolver::for_context(context).resolve(answer);
+/// The answer `answer` to `context`, whose blocks' contents are `contents`.
+pub(super) fn answer<'a>(
+    context: &AssembledContext<'_>,
+    contents: &[String],
+    answer: &'a str,
+) -> Answer<'a> {
+    let resolution = Resolver::for_context(context)
+        .contents(contents)
+        .resolve(answer);
     // Each marker by where it starts: where it ends, the blocks it cites, and whether it
     // cites an unknown number.
     let mut markers: BTreeMap<usize, (usize, Vec<usize>, bool)> = BTreeMap::new();
@@ -100,6 +118,14 @@ pub(super) fn answer<'a>(context: &AssembledContext<'_>, answer: &'a str) -> Ans
             index: c.citation.index,
             input_index: c.citation.input_index,
             count: c.count,
+            quotes: c
+                .quotes
+                .iter()
+                .map(|q| Quote {
+                    text: Text::field(in_answer(answer, &q.text)),
+                    verified: q.verified,
+                })
+                .collect(),
         })
         .collect();
     let unknown = resolution
@@ -116,7 +142,16 @@ pub(super) fn answer<'a>(context: &AssembledContext<'_>, answer: &'a str) -> Ans
         bytes: answer.len(),
         cited,
         unknown,
+        unverified: resolution.unverified,
     }
+}
+
+/// `quote` as the stretch of `answer` it was read from: a `[n]` quote is answer text, and a
+/// borrowed stretch is what a page field is made of.
+fn in_answer<'a>(answer: &'a str, quote: &str) -> &'a str {
+    answer
+        .find(quote)
+        .map_or("", |at| &answer[at..at + quote.len()])
 }
 
 fn plain(text: &str) -> Piece<'_> {
@@ -140,9 +175,11 @@ mod tests {
             MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9).with_title("Prices"),
             MentorRagResult::from_content("Plan A is free.", 0.8).with_title("Plans"),
         ];
-        let context = ContextBuilder::new(300).build().unwrap().assemble(&results);
+        let assembler = ContextBuilder::new(300).build().unwrap();
+        let context = assembler.assemble(&results);
+        let contents = assembler.contents(&context).unwrap();
         let text = "Free [2]; 12 EUR [1, 2]. Also [9] and [2, 7].";
-        let answer = answer(&context, text);
+        let answer = answer(&context, &contents, text);
         let markers: Vec<(String, &[usize], bool)> = answer
             .pieces
             .iter()
@@ -162,5 +199,36 @@ mod tests {
         assert_eq!(whole, text);
         assert_eq!(answer.cited.len(), 2);
         assert_eq!(answer.unknown.len(), 2);
+        assert_eq!(answer.unverified, 0);
+    }
+
+    #[test]
+    fn quotes_are_flagged_when_the_block_does_not_hold_them() {
+        let results = [
+            MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9).with_title("Prices"),
+            MentorRagResult::from_content("Plan A is free.", 0.8).with_title("Plans"),
+        ];
+        let assembler = ContextBuilder::new(300).build().unwrap();
+        let context = assembler.assemble(&results);
+        let contents = assembler.contents(&context).unwrap();
+        let text = r#"It says "Plan A is free" [2] and "Plan B is free" [1]."#;
+        let answer = answer(&context, &contents, text);
+        let quotes: Vec<(usize, String, bool)> = answer
+            .cited
+            .iter()
+            .flat_map(|c| {
+                c.quotes
+                    .iter()
+                    .map(|q| (c.index, q.text.rebuilt(), q.verified))
+            })
+            .collect();
+        assert_eq!(
+            quotes,
+            [
+                (2, "Plan A is free".to_string(), true),
+                (1, "Plan B is free".to_string(), false),
+            ]
+        );
+        assert_eq!(answer.unverified, 1);
     }
 }

@@ -39,7 +39,8 @@ function command(args, { allowFailure = false } = {}) {
 
 const PAYLOAD_ANSWER = 'cli/tests/browser/payloads-answer.txt';
 const PRICING_ANSWER = path.join(work, 'answer.txt');
-fs.writeFileSync(PRICING_ANSWER, 'Team costs 15 EUR a seat [1]; add-ons cost extra [3, 4] (see [2]); [9] is no block.\n');
+// One quote its block holds and one it does not: the page flags the second.
+fs.writeFileSync(PRICING_ANSWER, 'Team costs 15 EUR a seat [1], "billed per active seat" [1]; it is "billed per minute" [1]; add-ons cost extra [3, 4] (see [2]); [9] is no block.\n');
 
 /** The inspect pages: the options and input they are made from, and an answer to show. */
 const INSPECT = [
@@ -223,6 +224,12 @@ for (const spec of INSPECT) {
         const links = await page.evaluate(() => [...document.querySelectorAll('.answer a.cite')].map((a) => a.getAttribute('href')));
         for (const href of links) assert.equal(await page.locator(href).count(), 1, `${href} exists`);
         assert.equal(await page.locator('.answer mark.unknown').count() + await page.locator('.answer a.cite.unknown').count(), cite.unknown.length);
+        // Each quote is flagged as `cite` checked it.
+        const quotes = cite.cited.flatMap((c) => c.quotes ?? []);
+        assert.equal(await page.locator('table.cited q.verified').count(), quotes.filter((q) => q.verified).length);
+        assert.equal(await page.locator('table.cited q.unverified').count(), quotes.filter((q) => !q.verified).length);
+        assert.equal(await page.locator('p.bad [data-json="cite:/unverified"]').count(), cite.unverified > 0 ? 1 : 0);
+        if (spec.name === 'inspect-pricing') assert.deepEqual(quotes.map((q) => q.verified), [true, false]);
       }
       if (spec.needs) await checkNeeds(page, spec.args, report);
     });
