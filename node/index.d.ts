@@ -4,7 +4,8 @@
 /**
  * Assembles ranked retrieval results into the context block of a prompt, within an exact
  * token budget. Configure once (every option is checked here, and a bad one throws with the
- * library's message); then `assemble` per request.
+ * library's message); then `assemble` per request. With a `dialect`, `entries` gives the
+ * model API's own entries, and `resolveResponse` or `responseStream` reads its response.
  */
 export declare class Assembler {
   /**
@@ -55,6 +56,30 @@ export declare class Assembler {
   /** Whether an unknown property in a result is an error (else a warning). */
   get strict(): boolean
 
+  /**
+   * The entries of `report` (a report of this assembler, or its JSON text) in this
+   * assembler's dialect: the array to put in the model API's request (Anthropic
+   * `search_result` or `document` blocks, Cohere documents), one per citation, exactly as
+   * `mentor-context assemble --dialect` prints them. With `cacheControl`, the last entry
+   * carries a prompt-cache breakpoint, and so does the last of the `previous` turn's
+   * (its report, for a follow-up turn), as `assemble --cache-control --previous` marks
+   * them.
+   */
+  entries(report: Report | string, options?: EntriesOptions): Array<AnthropicSearchResult | AnthropicDocument | CohereDocument>
+  /**
+   * The content of each block of `report` as the model saw it (cut where the block is
+   * cut), read back from its text: what quotes are checked against.
+   */
+  contents(report: Report | string): Array<string>
+  /**
+   * A model API's whole response read against `report`, as `mentor-context cite
+   * --dialect` reads it: the message JSON, its stream's events as JSON Lines, or the raw
+   * server-sent events. `answer` is the response's text, which the spans index (in
+   * UTF-16 code units); each cited chip's `quotes` are checked against its content.
+   */
+  resolveResponse(report: Report | string, response: string): Resolution
+  /** A reader of a streamed response against `report`, event by event. */
+  responseStream(report: Report | string): ResponseStream
 }
 
 /**
@@ -85,6 +110,67 @@ export declare class CitationStream {
    * the next chunk may finish (0 once finished).
    */
   get heldBack(): number
+}
+
+/**
+ * A model API's response read event by event (Anthropic's Messages stream, Cohere's v2
+ * chat stream), from `Assembler.responseStream(report)`.
+ *
+ * `pushEvent(event)` reads one event (its JSON text, or the parsed object); `pushSse(chunk)`
+ * reads the raw server-sent events as they come off the wire, in chunks of any size. Each
+ * returns the text to show (the answer's text deltas) and the citation events it settled.
+ * `finish()` returns the rest and the resolution, which is `resolveResponse`'s on the whole
+ * response, or throws if the stream was cut off. Offsets are in UTF-16 code units of the
+ * answer.
+ */
+export declare class ResponseStream {
+  /**
+   * Reads one event: its JSON text (a line of JSON Lines, the `data` of a server-sent
+   * event) or the object the provider's SDK gives. Returns the text to show now and the
+   * citation events it settled.
+   */
+  pushEvent(event: string | Record<string, unknown>): StreamOutput
+  /**
+   * Reads a chunk of the raw server-sent-events text (`text/event-stream`), cut anywhere:
+   * events are read as their blank line arrives.
+   */
+  pushSse(chunk: string): StreamOutput
+  /**
+   * The response is over: returns the rest to show, its events, and the resolution of
+   * the whole response. Throws (`INVALID_RESPONSE`) if the stream was cut off before its
+   * last event; the stream is finished either way.
+   */
+  finish(): StreamEnd
+}
+
+/**
+ * An entry of `dialect: 'anthropic-documents'`: a `document` content block with a
+ * plain-text source (`document_block_param.py`), cited as `char_location`.
+ */
+export interface AnthropicDocument {
+  type: 'document'
+  source: PlainTextSource
+  title?: string
+  /** The metadata lines (and `(truncated)` after a cut): weighed by the model, not cited. */
+  context?: string
+  citations: CitationsConfig
+  cache_control?: CacheControl
+}
+
+/**
+ * An entry of `dialect: 'anthropic'`: a `search_result` content block (anthropic-sdk-python
+ * `search_result_block_param.py`), cited as `search_result_location`.
+ */
+export interface AnthropicSearchResult {
+  type: 'search_result'
+  /** The result's URL (or its title, or `[n]`). */
+  source: string
+  /** The title (or its URL, or `[n]`). */
+  title: string
+  /** The metadata lines (when there are any), the content, and `(truncated)` after a cut. */
+  content: Array<TextBlock>
+  citations: CitationsConfig
+  cache_control?: CacheControl
 }
 
 /** The options of `new Assembler(budget, options)`: the command's options, in camelCase. */
@@ -127,8 +213,25 @@ export interface AssemblerOptions {
    * only sealed reports. At least 16 bytes.
    */
   sealKey?: string | Uint8Array
+  /**
+   * Write a model API's own entries instead of text (`entries`), and read its response
+   * (`resolveResponse`, `responseStream`): Anthropic `search_result` blocks, Anthropic
+   * `document` blocks, or Cohere documents. The budget counts the entries' text as the
+   * report's `context` shows it. Not with `format`.
+   */
+  dialect?: 'anthropic' | 'anthropic-documents' | 'cohere'
+  /**
+   * With a dialect: `entries` marks the last entry (and the last of a `previous` turn)
+   * with a prompt-cache breakpoint, `cache_control: { type: 'ephemeral' }`.
+   */
+  cacheControl?: boolean
   /** Make an unknown property in a result an error, instead of a warning. */
   strict?: boolean
+}
+
+/** A prompt-cache breakpoint. */
+export interface CacheControl {
+  type: 'ephemeral'
 }
 
 /** A citation chip: what a chat UI shows for block `[index]`. */
@@ -147,6 +250,11 @@ export interface Citation {
   headShortened: boolean
 }
 
+/** Always `{ enabled: true }`: Anthropic wants citations on all entries or none. */
+export interface CitationsConfig {
+  enabled: boolean
+}
+
 /** A chip the answer cites: how often, and where. */
 export interface Cited {
   citation: Citation
@@ -154,6 +262,11 @@ export interface Cited {
   newIndex: number
   count: number
   spans: Array<MarkerSpan>
+  /**
+   * The quotes attributed to it, each checked against its content (Anthropic's
+   * `cited_text`, Cohere's `text`, a quote before a `[n]` marker); absent when none.
+   */
+  quotes?: Array<Quote>
 }
 
 /** A marker cites chip `index`; `first` is the moment to show its chip. */
@@ -163,6 +276,28 @@ export interface CitedEvent {
   newIndex: number
   first: boolean
   span: MarkerSpan
+}
+
+/**
+ * An entry of `dialect: 'cohere'`: a v2 chat document (cohere-python `document.py`),
+ * cited by its `id`, the citation's number.
+ */
+export interface CohereDocument {
+  id: string
+  /**
+   * `title`, `url`, the metadata, `text` (the content), and `truncated: 'true'` after a
+   * cut, in that order.
+   */
+  data: Record<string, string>
+}
+
+/** The options of `Assembler.entries`. */
+export interface EntriesOptions {
+  /**
+   * The report of the turn before (or its JSON text): with `cacheControl`, its last entry
+   * is marked too.
+   */
+  previous?: Report | string
 }
 
 /**
@@ -223,6 +358,12 @@ export declare enum ErrorCode {
   ThreadsNotStarted = 'THREADS_NOT_STARTED',
   /** `push` or `finish` on a stream that has finished. */
   StreamFinished = 'STREAM_FINISHED',
+  /**
+   * A model API's response that cannot be read against the report: not JSON, not of the
+   * dialect's shape, cut off before its last event; or a report or assembler without a
+   * dialect where one is needed (the library's `Error::Response`).
+   */
+  InvalidResponse = 'INVALID_RESPONSE',
 }
 
 /** The options of `assembleMany` and `assembleManyAsync`. */
@@ -275,9 +416,27 @@ export interface Omission {
   inputIndex: number
 }
 
+/** A document's content. */
+export interface PlainTextSource {
+  type: 'text'
+  media_type: 'text/plain'
+  data: string
+}
+
+/**
+ * A quote attributed to a chip, and whether its check held: found in the chip's content
+ * (a quote before a marker, Anthropic's `cited_text`), or the answer span it marks
+ * (Cohere's `text`).
+ */
+export interface Quote {
+  text: string
+  verified: boolean
+}
+
 /**
  * The report of `mentor-context assemble --json`: `window` and `headroom` only with a
- * model window, `seal` (64 hex digits) only with a `sealKey`.
+ * model window, `seal` (64 hex digits) only with a `sealKey`, `dialect` only with a
+ * dialect.
  */
 export interface Report {
   /** The text for the prompt. */
@@ -293,17 +452,19 @@ export interface Report {
   window?: ModelWindow
   headroom?: number
   seal?: string
+  dialect?: 'anthropic' | 'anthropic-documents' | 'cohere'
 }
 
-/** What an answer cites; `answer` is the renumbered answer (`null` without `renumber`). */
+/**
+ * What an answer cites; `answer` is the renumbered answer (`null` without `renumber`), or
+ * for a model API's response (`resolveResponse`) the response's text, which the spans
+ * index.
+ */
 export interface Resolution {
   cited: Array<Cited>
   unknown: Array<UnknownMarker>
   answer: string | null
-  /**
-   * How many of the cited chips' quotes were not found in their content (always 0 for
-   * `[n]` markers, which carry no quotes).
-   */
+  /** How many of the cited chips' quotes did not check out. */
   unverified: number
 }
 
@@ -325,7 +486,7 @@ export interface ResolveOptions {
 }
 
 /**
- * What `CitationStream.finish` returns: the rest of the text, its events, and the
+ * What `CitationStream.finish` and `ResponseStream.finish` return: the rest of the text, its events, and the
  * resolution of the whole answer.
  */
 export interface StreamEnd {
@@ -335,12 +496,18 @@ export interface StreamEnd {
 }
 
 /**
- * What `CitationStream.push` returns: text safe to show (after what was shown before),
+ * What `CitationStream.push`, `ResponseStream.pushEvent` and `pushSse` return: text safe to show (after what was shown before),
  * and the citations found in it.
  */
 export interface StreamOutput {
   text: string
   events: Array<CitedEvent | UnknownEvent>
+}
+
+/** `{ type: 'text', text }`. */
+export interface TextBlock {
+  type: 'text'
+  text: string
 }
 
 /** A marker points at no chip. */

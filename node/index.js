@@ -6,5 +6,6 @@ const native = require('./mentor-context.node')
 
 module.exports.Assembler = native.Assembler
 module.exports.CitationStream = native.CitationStream
+module.exports.ResponseStream = native.ResponseStream
 module.exports.resolveCitations = native.resolveCitations
 module.exports.ErrorCode = native.ErrorCode

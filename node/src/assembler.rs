@@ -21,11 +21,14 @@ use crate::tasks::AssembleTask;
 
 /// Assembles ranked retrieval results into the context block of a prompt, within an exact
 /// token budget. Configure once (every option is checked here, and a bad one throws with the
-/// library's message); then `assemble` per request.
+/// library's message); then `assemble` per request. With a `dialect`, `entries` gives the
+/// model API's own entries, and `resolveResponse` or `responseStream` reads its response.
 #[napi]
 pub struct Assembler {
     pub(crate) assembler: mentor_context::Assembler,
     pub(crate) strict: bool,
+    /// Whether `entries` marks prompt-cache breakpoints (`cacheControl`).
+    pub(crate) cache_control: bool,
     /// The buffers the last request was read into, for the next (see `request`).
     reused: Cell<ParsedResults>,
 }
@@ -65,6 +68,7 @@ impl Assembler {
         Ok(Assembler {
             assembler: assembler.or_throw(raw)?,
             strict: read.strict,
+            cache_control: read.cache_control,
             reused: Cell::default(),
         })
     }
@@ -210,6 +214,7 @@ impl Assembler {
         Ok(Assembler {
             assembler: budget,
             strict: self.strict,
+            cache_control: self.cache_control,
             reused: Cell::default(),
         })
     }

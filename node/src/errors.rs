@@ -53,6 +53,10 @@ pub enum ErrorCode {
     ThreadsNotStarted,
     /// `push` or `finish` on a stream that has finished.
     StreamFinished,
+    /// A model API's response that cannot be read against the report: not JSON, not of the
+    /// dialect's shape, cut off before its last event; or a report or assembler without a
+    /// dialect where one is needed (the library's `Error::Response`).
+    InvalidResponse,
 }
 
 impl ErrorCode {
@@ -78,6 +82,7 @@ impl ErrorCode {
             ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
             ErrorCode::ThreadsNotStarted => "THREADS_NOT_STARTED",
             ErrorCode::StreamFinished => "STREAM_FINISHED",
+            ErrorCode::InvalidResponse => "INVALID_RESPONSE",
         }
     }
 
@@ -97,6 +102,7 @@ impl ErrorCode {
             Error::Json { .. } => ErrorCode::InvalidJson,
             Error::PreviousTurnMismatch { .. } => ErrorCode::PreviousTurnMismatch,
             Error::EarlierBlocksOverBudget { .. } => ErrorCode::EarlierBlocksOverBudget,
+            Error::Response { .. } => ErrorCode::InvalidResponse,
             // `Error` is non-exhaustive (and tokenizer files are not read here).
             _ => ErrorCode::LibraryError,
         }

@@ -7,8 +7,9 @@
 //! ([`codec`], over the raw N-API calls of [`raw`]): packed by JavaScript into one string and
 //! one Float64Array, read and written through serde. The classes: [`assembler`]
 //! (`Assembler`, with [`tasks`] and [`many`] for the thread pool and worker threads),
-//! [`stream`] (`CitationStream`); [`citations`] (`resolveCitations`); [`errors`] (the error
-//! codes); [`types`] (the TypeScript shapes).
+//! [`stream`] (`CitationStream`); [`dialects`] (`Assembler.entries`, `resolveResponse`: the
+//! model APIs' dialects) and [`response_stream`] (`ResponseStream`); [`citations`]
+//! (`resolveCitations`); [`errors`] (the error codes); [`types`] (the TypeScript shapes).
 #![deny(missing_docs)]
 // napi-derive exports to JavaScript by registration, not by Rust visibility, and wants `pub`
 // on what it exports; no Rust crate links to this one, so nothing here is reachable anyway.
@@ -19,6 +20,7 @@ mod assembler;
 mod bench;
 mod citations;
 mod codec;
+mod dialects;
 mod errors;
 mod given;
 mod many;
@@ -27,6 +29,7 @@ mod options;
 mod raw;
 mod report;
 mod request;
+mod response_stream;
 mod seal_key;
 mod stream;
 mod tasks;

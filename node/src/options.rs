@@ -7,6 +7,7 @@
 //! refused here in words, naming the option as JavaScript spells it.
 
 use mentor_context::budget::ModelWindow;
+use mentor_context::dialects::Dialect;
 use mentor_context::format::BuiltinFormat;
 use mentor_context::tokenizer::{Engine, TokenCache};
 use mentor_context::{ContextBuilder, Duplicates, Encoding, Order, Overflow};
@@ -15,7 +16,7 @@ use crate::errors::{ErrorCode, Failure};
 use crate::given::Given;
 
 /// The options `new Assembler` knows, as JavaScript spells them.
-pub(crate) const KNOWN: [&str; 20] = [
+pub(crate) const KNOWN: [&str; 22] = [
     "encoding",
     "model",
     "reserveOutput",
@@ -35,6 +36,8 @@ pub(crate) const KNOWN: [&str; 20] = [
     "maxHeadTokens",
     "cacheBytes",
     "sealKey",
+    "dialect",
+    "cacheControl",
     "strict",
 ];
 
@@ -62,6 +65,9 @@ pub(crate) struct Options {
     cache_bytes: Option<usize>,
     /// Read by the caller from the object itself: bytes do not cross as JSON does.
     pub(crate) seal_key: Option<Vec<u8>>,
+    dialect: Option<String>,
+    /// Whether `entries` marks prompt-cache breakpoints, as `assemble --cache-control` does.
+    pub(crate) cache_control: bool,
     pub(crate) strict: bool,
 }
 
@@ -163,6 +169,8 @@ impl Options {
                 "maxPerSource" => read.max_per_source = count(&name, &value)?,
                 "maxHeadTokens" => read.max_head_tokens = count(&name, &value)?,
                 "cacheBytes" => read.cache_bytes = count(&name, &value)?,
+                "dialect" => read.dialect = text(&name, value)?,
+                "cacheControl" => read.cache_control = flag(&name, &value)?,
                 "strict" => read.strict = flag(&name, &value)?,
                 // Read from the object itself by the caller; `args::options` let no other in.
                 _ => {}
@@ -187,6 +195,17 @@ impl Options {
         if self.keep_duplicates && self.duplicates.is_some() {
             return Err(refused(
                 "keepDuplicates and duplicates both choose the duplicates: give one",
+            ));
+        }
+        if self.dialect.is_some() && self.format.is_some() {
+            return Err(refused(
+                "dialect and format both choose what is written: give one",
+            ));
+        }
+        if self.cache_control && self.dialect.is_none() {
+            return Err(refused(
+                "cacheControl marks a dialect's entries: give dialect 'anthropic' or \
+                 'anthropic-documents'",
             ));
         }
         let window = match &self.model {
@@ -243,7 +262,8 @@ impl Options {
             .header(self.header.clone().unwrap_or_default())
             .max_per_source(self.max_per_source)
             .max_head_tokens(self.max_head_tokens)
-            .cache(self.cache_bytes.map(TokenCache::new));
+            .cache(self.cache_bytes.map(TokenCache::new))
+            .dialect(named::<Dialect>(self.dialect.as_deref())?);
         let builder = match &self.seal_key {
             Some(key) => builder.seal_key(key),
             None => builder,

@@ -69,6 +69,17 @@ pub(crate) fn previous(
     read(env, codec, value, "previous", false)
 }
 
+/// A report an answer or a dialect's entries are read from (`what` names it), whole: its
+/// text is read back for the contents.
+pub(crate) fn context(
+    env: Env,
+    codec: &Codec,
+    value: Value,
+    what: &str,
+) -> napi::Result<AssembledContext<'static>> {
+    read(env, codec, value, what, false)
+}
+
 /// A report, or its `citations` alone: what an answer's markers are read against.
 struct Chips(Vec<Citation>);
 

@@ -67,6 +67,15 @@ pub struct AssemblerOptions {
     /// only sealed reports. At least 16 bytes.
     #[napi(ts_type = "string | Uint8Array")]
     pub seal_key: Option<String>,
+    /// Write a model API's own entries instead of text (`entries`), and read its response
+    /// (`resolveResponse`, `responseStream`): Anthropic `search_result` blocks, Anthropic
+    /// `document` blocks, or Cohere documents. The budget counts the entries' text as the
+    /// report's `context` shows it. Not with `format`.
+    #[napi(ts_type = "'anthropic' | 'anthropic-documents' | 'cohere'")]
+    pub dialect: Option<String>,
+    /// With a dialect: `entries` marks the last entry (and the last of a `previous` turn)
+    /// with a prompt-cache breakpoint, `cache_control: { type: 'ephemeral' }`.
+    pub cache_control: Option<bool>,
     /// Make an unknown property in a result an error, instead of a warning.
     pub strict: Option<bool>,
 }
@@ -76,6 +85,15 @@ pub struct AssemblerOptions {
 pub struct ManyOptions {
     /// Threads that share the work (default: one per core; at most 8 per core).
     pub threads: Option<u32>,
+}
+
+/// The options of `Assembler.entries`.
+#[napi(object, object_to_js = false)]
+pub struct EntriesOptions {
+    /// The report of the turn before (or its JSON text): with `cacheControl`, its last entry
+    /// is marked too.
+    #[napi(ts_type = "Report | string")]
+    pub previous: Option<String>,
 }
 
 /// The options of `resolveCitations` and `new CitationStream`.
@@ -132,7 +150,8 @@ pub struct ModelWindow {
 }
 
 /// The report of `mentor-context assemble --json`: `window` and `headroom` only with a
-/// model window, `seal` (64 hex digits) only with a `sealKey`.
+/// model window, `seal` (64 hex digits) only with a `sealKey`, `dialect` only with a
+/// dialect.
 #[napi(object, object_from_js = false)]
 pub struct Report {
     /// The text for the prompt.
@@ -148,6 +167,8 @@ pub struct Report {
     pub window: Option<ModelWindow>,
     pub headroom: Option<u32>,
     pub seal: Option<String>,
+    #[napi(ts_type = "'anthropic' | 'anthropic-documents' | 'cohere'")]
+    pub dialect: Option<String>,
 }
 
 /// Where a marker is in the answer: `answer.slice(start, end)`, in UTF-16 code units.
@@ -170,6 +191,18 @@ pub struct Cited {
     pub new_index: u32,
     pub count: u32,
     pub spans: Vec<MarkerSpan>,
+    /// The quotes attributed to it, each checked against its content (Anthropic's
+    /// `cited_text`, Cohere's `text`, a quote before a `[n]` marker); absent when none.
+    pub quotes: Option<Vec<Quote>>,
+}
+
+/// A quote attributed to a chip, and whether its check held: found in the chip's content
+/// (a quote before a marker, Anthropic's `cited_text`), or the answer span it marks
+/// (Cohere's `text`).
+#[napi(object, object_from_js = false)]
+pub struct Quote {
+    pub text: String,
+    pub verified: bool,
 }
 
 /// A marker that points at no chip.
@@ -179,15 +212,16 @@ pub struct UnknownMarker {
     pub at: u32,
 }
 
-/// What an answer cites; `answer` is the renumbered answer (`null` without `renumber`).
+/// What an answer cites; `answer` is the renumbered answer (`null` without `renumber`), or
+/// for a model API's response (`resolveResponse`) the response's text, which the spans
+/// index.
 #[napi(object, object_from_js = false, use_nullable = true)]
 pub struct Resolution {
     pub cited: Vec<Cited>,
     pub unknown: Vec<UnknownMarker>,
     #[napi(ts_type = "string")]
     pub answer: Option<String>,
-    /// How many of the cited chips' quotes were not found in their content (always 0 for
-    /// `[n]` markers, which carry no quotes).
+    /// How many of the cited chips' quotes did not check out.
     pub unverified: u32,
 }
 
@@ -211,7 +245,7 @@ pub struct UnknownEvent {
     pub at: u32,
 }
 
-/// What `CitationStream.push` returns: text safe to show (after what was shown before),
+/// What `CitationStream.push`, `ResponseStream.pushEvent` and `pushSse` return: text safe to show (after what was shown before),
 /// and the citations found in it.
 #[napi(object, object_from_js = false)]
 pub struct StreamOutput {
@@ -220,7 +254,7 @@ pub struct StreamOutput {
     pub events: Vec<String>,
 }
 
-/// What `CitationStream.finish` returns: the rest of the text, its events, and the
+/// What `CitationStream.finish` and `ResponseStream.finish` return: the rest of the text, its events, and the
 /// resolution of the whole answer.
 #[napi(object, object_from_js = false)]
 pub struct StreamEnd {
@@ -228,4 +262,78 @@ pub struct StreamEnd {
     #[napi(ts_type = "Array<CitedEvent | UnknownEvent>")]
     pub events: Vec<String>,
     pub resolution: Resolution,
+}
+
+/// An entry of `dialect: 'anthropic'`: a `search_result` content block (anthropic-sdk-python
+/// `search_result_block_param.py`), cited as `search_result_location`.
+#[napi(object, object_from_js = false)]
+pub struct AnthropicSearchResult {
+    #[napi(ts_type = "'search_result'")]
+    pub r#type: String,
+    /// The result's URL (or its title, or `[n]`).
+    pub source: String,
+    /// The title (or its URL, or `[n]`).
+    pub title: String,
+    /// The metadata lines (when there are any), the content, and `(truncated)` after a cut.
+    pub content: Vec<TextBlock>,
+    pub citations: CitationsConfig,
+    #[napi(js_name = "cache_control")]
+    pub cache_control: Option<CacheControl>,
+}
+
+/// An entry of `dialect: 'anthropic-documents'`: a `document` content block with a
+/// plain-text source (`document_block_param.py`), cited as `char_location`.
+#[napi(object, object_from_js = false)]
+pub struct AnthropicDocument {
+    #[napi(ts_type = "'document'")]
+    pub r#type: String,
+    pub source: PlainTextSource,
+    pub title: Option<String>,
+    /// The metadata lines (and `(truncated)` after a cut): weighed by the model, not cited.
+    pub context: Option<String>,
+    pub citations: CitationsConfig,
+    #[napi(js_name = "cache_control")]
+    pub cache_control: Option<CacheControl>,
+}
+
+/// A document's content.
+#[napi(object, object_from_js = false)]
+pub struct PlainTextSource {
+    #[napi(ts_type = "'text'")]
+    pub r#type: String,
+    #[napi(js_name = "media_type", ts_type = "'text/plain'")]
+    pub media_type: String,
+    pub data: String,
+}
+
+/// `{ type: 'text', text }`.
+#[napi(object, object_from_js = false)]
+pub struct TextBlock {
+    #[napi(ts_type = "'text'")]
+    pub r#type: String,
+    pub text: String,
+}
+
+/// Always `{ enabled: true }`: Anthropic wants citations on all entries or none.
+#[napi(object, object_from_js = false)]
+pub struct CitationsConfig {
+    pub enabled: bool,
+}
+
+/// A prompt-cache breakpoint.
+#[napi(object, object_from_js = false)]
+pub struct CacheControl {
+    #[napi(ts_type = "'ephemeral'")]
+    pub r#type: String,
+}
+
+/// An entry of `dialect: 'cohere'`: a v2 chat document (cohere-python `document.py`),
+/// cited by its `id`, the citation's number.
+#[napi(object, object_from_js = false)]
+pub struct CohereDocument {
+    pub id: String,
+    /// `title`, `url`, the metadata, `text` (the content), and `truncated: 'true'` after a
+    /// cut, in that order.
+    #[napi(ts_type = "Record<string, string>")]
+    pub data: String,
 }

@@ -37,7 +37,37 @@ test('reports, chips, omissions and windows have the keys the types declare', ()
   matches('ModelWindow', report.window)
   for (const chip of report.citations) matches('Citation', chip)
   for (const omission of report.omitted) matches('Omission', omission)
-  assert.deepEqual(fields('Report').filter(([, optional]) => optional).map(([k]) => k), ['window', 'headroom', 'seal'])
+  assert.deepEqual(fields('Report').filter(([, optional]) => optional).map(([k]) => k), ['window', 'headroom', 'seal', 'dialect'])
+})
+
+test('dialects\' reports, entries and resolutions have the keys the types declare', () => {
+  const results = load(`${FIXTURES}/pricing.json`)
+  const names = { anthropic: 'AnthropicSearchResult', 'anthropic-documents': 'AnthropicDocument', cohere: 'CohereDocument' }
+  for (const [dialect, name] of Object.entries(names)) {
+    const assembler = new mentor.Assembler(600, { dialect, cacheControl: true })
+    const report = assembler.assemble(results)
+    matches('Report', report)
+    const entries = assembler.entries(report)
+    for (const entry of entries) matches(name, entry)
+    if (dialect === 'cohere') continue
+    const last = entries[entries.length - 1]
+    matches('CacheControl', last.cache_control)
+    matches('CitationsConfig', last.citations)
+    if (dialect === 'anthropic') matches('TextBlock', last.content[0])
+    else matches('PlainTextSource', last.source)
+  }
+  const assembler = new mentor.Assembler(600, { dialect: 'cohere' })
+  const report = assembler.assemble(results)
+  const response = readFileSync(`${FIXTURES}/responses/cohere.json`, 'utf8')
+  const resolution = assembler.resolveResponse(report, response)
+  matches('Resolution', resolution)
+  matches('Cited', resolution.cited[0])
+  matches('Quote', resolution.cited[0].quotes[0])
+  const stream = assembler.responseStream(report)
+  const outs = readFileSync(`${FIXTURES}/responses/cohere.jsonl`, 'utf8').trim().split('\n').map((line) => stream.pushEvent(line))
+  for (const out of outs) matches('StreamOutput', out)
+  matches('CitedEvent', outs.flatMap((out) => out.events).find((e) => e.type === 'cited'))
+  matches('StreamEnd', stream.finish())
 })
 
 test('resolutions and stream outputs have the keys the types declare', () => {
