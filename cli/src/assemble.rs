@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use mentor_context::budget::{SMALLEST_BUDGET_RESULTS, SmallestBudget};
-use mentor_context::dialects::mark_cache_control;
+use mentor_context::dialects::mark_turn_cache_control;
 use mentor_context::{AssembledContext, Assembler, MentorRagResult};
 
 use crate::args::{AssembleArgs, BuildArgs};
@@ -91,13 +91,7 @@ pub(crate) fn run(args: &AssembleArgs) -> Result<String, Failure> {
             .entries(&context)
             .map_err(|err| Failure::bad_input(err.to_string()))?;
         if args.cache_control {
-            let earlier = request.earlier_blocks();
-            if earlier > 0 {
-                mark_cache_control(&mut entries, earlier - 1);
-            }
-            if let Some(last) = entries.len().checked_sub(1) {
-                mark_cache_control(&mut entries, last);
-            }
+            mark_turn_cache_control(&mut entries, request.earlier_blocks());
         }
         if entries.is_empty() {
             warning_line(&empty_context(assembler, &request.results));

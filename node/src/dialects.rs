@@ -7,7 +7,7 @@
 //! `resolveCitations`'s do; the library's are UTF-8 bytes.
 
 use mentor_context::citations::Resolver;
-use mentor_context::dialects::{Entry, mark_cache_control};
+use mentor_context::dialects::{Entry, mark_turn_cache_control};
 use mentor_context::{AssembledContext, Assembler as Library};
 use napi::bindgen_prelude::{Env, Unknown};
 use napi::sys::ValueType;
@@ -62,12 +62,7 @@ impl Assembler {
             .map_err(|err| Failure::library(&err))
             .or_throw(raw)?;
         if self.cache_control {
-            if earlier > 0 {
-                mark_cache_control(&mut entries, earlier - 1);
-            }
-            if let Some(last) = entries.len().checked_sub(1) {
-                mark_cache_control(&mut entries, last);
-            }
+            mark_turn_cache_control(&mut entries, earlier);
         }
         to_js(env, &entries)
     }

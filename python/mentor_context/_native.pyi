@@ -152,6 +152,7 @@ class Assembler:
         cache_bytes: int | None = None,
         seal_key: bytes | str | None = None,
         dialect: Literal["anthropic", "anthropic-documents", "cohere"] | None = None,
+        cache_control: bool = False,
         strict: bool = False,
     ) -> None: ...
     def assemble(self, results: Sequence[Result]) -> Report:
@@ -172,10 +173,12 @@ class Assembler:
         """The reports of many requests, in order; each equals ``assemble`` of its request.
         ``threads`` threads share the work, the calling thread among them (default: one per
         core; at most 8 per core); the GIL is released while they assemble."""
-    def entries(self, report: Report) -> list[dict[str, Any]]:
+    def entries(self, report: Report, previous: Report | None = None) -> list[dict[str, Any]]:
         """The entries of ``report`` in this assembler's dialect: the list to put in the
         model API's request (Anthropic ``search_result`` or ``document`` blocks, Cohere
-        documents), one per citation."""
+        documents), one per citation. With ``cache_control=True`` the last entry carries a
+        prompt-cache breakpoint, and so does the last of ``previous``'s entries (the turn
+        before), as ``assemble --cache-control --previous`` marks them."""
     def contents(self, report: Report) -> list[str]:
         """The content of each block of ``report`` as the model saw it."""
     def resolve_response(self, report: Report, response: str) -> Resolution:

@@ -25,6 +25,8 @@ use crate::reuse::{Reused, trim};
 pub(crate) struct PyAssembler {
     assembler: Assembler,
     strict: bool,
+    /// `cache_control=`: `entries` marks the turn's prompt-cache breakpoints.
+    cache_control: bool,
     /// The last request's results, read into by the next: see `reuse`.
     reused: Reused,
 }
@@ -39,7 +41,7 @@ impl PyAssembler {
         engine=None, format=None, overflow=None, duplicates=None, min_score=None,
         max_blocks=None, min_truncated_tokens=None, hide_metadata_keys=Vec::new(), header=None,
         order=None, max_per_source=None, max_head_tokens=None, cache_bytes=None, seal_key=None,
-        dialect=None, strict=false
+        dialect=None, cache_control=false, strict=false
     ))]
     fn new(
         budget: Option<i64>,
@@ -62,9 +64,17 @@ impl PyAssembler {
         cache_bytes: Option<i64>,
         seal_key: Option<SealKey>,
         dialect: Option<String>,
+        cache_control: bool,
         strict: bool,
         py: Python<'_>,
     ) -> PyResult<Self> {
+        // As the command refuses `--cache-control` without `--dialect`.
+        if cache_control && dialect.is_none() {
+            return Err(refused(
+                "cache_control marks a dialect's entries: give dialect=\"anthropic\" or \
+                 \"anthropic-documents\"",
+            ));
+        }
         let options = Options {
             budget,
             encoding,
@@ -96,6 +106,7 @@ impl PyAssembler {
         Ok(PyAssembler {
             assembler,
             strict,
+            cache_control,
             reused: Reused::default(),
         })
     }
@@ -171,13 +182,18 @@ impl PyAssembler {
     }
 
     /// The entries of `report` in this assembler's dialect: the list to put in the model
-    /// API's request, one per citation.
+    /// API's request, one per citation. With `cache_control=True`, the last entry carries a
+    /// prompt-cache breakpoint, and in a follow-up turn so does the last of `previous`'s (the
+    /// report of the turn before), as `assemble --cache-control --previous` marks them.
+    #[pyo3(signature = (report, previous=None))]
     fn entries<'py>(
         &self,
         py: Python<'py>,
         report: &Bound<'py, PyAny>,
+        previous: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        dialects::entries(py, &self.assembler, report)
+        let marks = self.cache_control.then_some(previous);
+        dialects::entries(py, &self.assembler, report, marks)
     }
 
     /// The content of each block of `report` as the model saw it, read back from its text.
@@ -213,6 +229,7 @@ impl PyAssembler {
         Ok(PyAssembler {
             assembler,
             strict: self.strict,
+            cache_control: self.cache_control,
             reused: Reused::default(),
         })
     }

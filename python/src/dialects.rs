@@ -4,7 +4,7 @@
 use crate::errors::{from_library, refused};
 use crate::pyser::to_python;
 use mentor_context::citations::{CitationEvent, Resolution, Resolver};
-use mentor_context::dialects::{Entry, ResponseStream};
+use mentor_context::dialects::{Entry, ResponseStream, mark_turn_cache_control};
 use mentor_context::machinery::IndexedText;
 use mentor_context::{AssembledContext, Assembler};
 use pyo3::prelude::*;
@@ -25,16 +25,29 @@ pub(crate) fn read_report(report: &Bound<'_, PyAny>) -> PyResult<AssembledContex
     })
 }
 
-/// The entries of `report` in `assembler`'s dialect, as Python lists and dicts.
+/// The entries of `report` in `assembler`'s dialect, as Python lists and dicts. With
+/// `cache_marks`, the turn's prompt-cache breakpoints are marked: the turn before was
+/// `previous`, if given.
 pub(crate) fn entries<'py>(
     py: Python<'py>,
     assembler: &Assembler,
     report: &Bound<'py, PyAny>,
+    cache_marks: Option<Option<&Bound<'py, PyAny>>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let context = read_report(report)?;
-    let entries = py
+    let earlier = match cache_marks {
+        Some(Some(previous)) if !previous.is_none() => read_report(previous)
+            .map_err(|_| refused("previous: expected a report of Assembler.assemble"))?
+            .citations
+            .len(),
+        _ => 0,
+    };
+    let mut entries = py
         .detach(|| assembler.entries(&context))
         .map_err(|err| from_library(&err))?;
+    if cache_marks.is_some() {
+        mark_turn_cache_control(&mut entries, earlier);
+    }
     to_python(py, &entries)
 }
 

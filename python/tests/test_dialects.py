@@ -86,3 +86,32 @@ def test_a_cut_off_stream_and_a_text_report_are_refused():
         Assembler(600).entries(Assembler(600).assemble(PRICING))
     with pytest.raises(MentorContextError, match="unknown dialect `openai`"):
         Assembler(600, dialect="openai")
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_cache_control_marks_what_the_command_marks_in_a_follow_up_turn(cli, tmp_path, dialect):
+    assembler = Assembler(1500, dialect=dialect, cache_control=True)
+    first = assembler.assemble(PRICING[:2])
+    (tmp_path / "first.json").write_text(json.dumps(first))
+    (tmp_path / "more.json").write_text(json.dumps(PRICING[2:]))
+    second = assembler.assemble_follow_up(first, PRICING[2:])
+    assert len(first["citations"]) >= 1 and len(second["citations"]) > len(first["citations"])
+    theirs = command(cli, "assemble", "--budget", "1500", "--dialect", dialect, "--cache-control",
+                     "--previous", str(tmp_path / "first.json"), str(tmp_path / "more.json"))
+    ours = assembler.entries(second, previous=first)
+    assert ours == theirs
+    marked = [i for i, entry in enumerate(ours) if "cache_control" in entry]
+    if dialect == "cohere":
+        assert marked == []  # Cohere has no such field
+    else:
+        assert marked == [len(first["citations"]) - 1, len(ours) - 1]
+        # Without the turn before, only the last; without cache_control, none.
+        assert [i for i, e in enumerate(assembler.entries(second)) if "cache_control" in e] == [
+            len(ours) - 1]
+        plain = Assembler(1500, dialect=dialect).entries(second, previous=first)
+        assert all("cache_control" not in e for e in plain)
+
+
+def test_cache_control_needs_a_dialect():
+    with pytest.raises(MentorContextError, match="cache_control marks a dialect's entries"):
+        Assembler(600, cache_control=True)

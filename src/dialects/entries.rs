@@ -251,9 +251,8 @@ pub(crate) fn entry(dialect: Dialect, parts: &EntryParts<'_>) -> Entry {
 
 /// Puts a prompt-cache breakpoint (`"cache_control": {"type": "ephemeral"}`) on Anthropic
 /// entry `at` of `entries`, so that a request whose entries start with the same ones reads
-/// them from Anthropic's prompt cache. In a follow-up turn, mark the last earlier entry (the
-/// prefix the turn before wrote) and the last entry (for the turn after). Cohere entries and
-/// an `at` past the end are left as they are: Cohere has no such field.
+/// them from Anthropic's prompt cache. [`mark_turn_cache_control`] puts a turn's two.
+/// Cohere entries and an `at` past the end are left as they are: Cohere has no such field.
 ///
 /// ```
 /// use mentor_context::dialects::{Dialect, mark_cache_control};
@@ -273,5 +272,39 @@ pub fn mark_cache_control(entries: &mut [Entry], at: usize) {
         block.cache_control = Some(CacheControl {
             kind: "ephemeral".to_string(),
         });
+    }
+}
+
+/// Puts a turn's prompt-cache breakpoints on `entries`: on the last entry, for the turn after,
+/// and in a follow-up turn whose first `earlier` entries the turn before wrote, on the last of
+/// those, so that prefix is read from the cache now. What `assemble --cache-control` marks.
+///
+/// ```
+/// use mentor_context::dialects::{Dialect, mark_turn_cache_control};
+/// use mentor_context::{ContextBuilder, MentorRagResult};
+///
+/// let assembler = ContextBuilder::new(500).dialect(Dialect::Anthropic).build()?;
+/// let earlier = [MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9)];
+/// let first = assembler.assemble(&earlier);
+/// let more = [
+///     MentorRagResult::from_content("Plan C costs 20 EUR.", 0.8),
+///     MentorRagResult::from_content("Plan D costs 30 EUR.", 0.7),
+/// ];
+/// let next = assembler.assemble_follow_up(&first, &more)?;
+/// let mut entries = assembler.entries(&next)?;
+/// mark_turn_cache_control(&mut entries, first.citations.len());
+/// let marked: Vec<bool> = entries
+///     .iter()
+///     .map(|e| serde_json::to_string(e).unwrap().contains("cache_control"))
+///     .collect();
+/// assert_eq!(marked, [true, false, true]);
+/// # Ok::<(), mentor_context::Error>(())
+/// ```
+pub fn mark_turn_cache_control(entries: &mut [Entry], earlier: usize) {
+    if let Some(last_earlier) = earlier.checked_sub(1) {
+        mark_cache_control(entries, last_earlier);
+    }
+    if let Some(last) = entries.len().checked_sub(1) {
+        mark_cache_control(entries, last);
     }
 }

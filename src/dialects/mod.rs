@@ -46,7 +46,7 @@ use crate::error::Error;
 
 pub use entries::{
     AnthropicBlock, AnthropicSource, CacheControl, CitationsEnabled, CohereDocument, Entry,
-    TextBlock, mark_cache_control,
+    TextBlock, mark_cache_control, mark_turn_cache_control,
 };
 pub(crate) use entries::{EntryParts, entry};
 pub use format::DialectFormat;
