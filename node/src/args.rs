@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use crate::codec::Codec;
+use crate::codec::{Chunks, Codec};
 use crate::errors::{ErrorCode, Failure, OrThrow};
 use crate::given::{self, Given};
 use crate::raw::{Env, Value};
@@ -17,6 +17,21 @@ pub(crate) fn string(env: Env, value: Value, what: &str) -> napi::Result<String>
             format!("{what}: expected a string, got {}", other.described()),
         )
         .into_napi(env)),
+    }
+}
+
+/// The string chunk `value` of a stream, read through `chunks` (see [`Chunks`]), or an error
+/// naming `what` and what it is instead.
+pub(crate) fn chunk(
+    env: Env,
+    value: Value,
+    what: &str,
+    chunks: &mut Chunks,
+) -> napi::Result<String> {
+    if crate::raw::type_of(env, value)? == napi::sys::ValueType::napi_string {
+        chunks.read(env, value)
+    } else {
+        string(env, value, what)
     }
 }
 

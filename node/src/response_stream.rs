@@ -10,7 +10,7 @@ use napi_derive::napi;
 use serde::{Deserialize, Serialize};
 
 use crate::args;
-use crate::codec::Codec;
+use crate::codec::{Chunks, Codec};
 use crate::dialects::to_js;
 use crate::errors::{ErrorCode, Failure, OrThrow};
 use crate::offsets::Units;
@@ -49,6 +49,8 @@ pub struct ResponseStream {
     answer: String,
     /// Where the offsets' walk through `answer` is.
     position: (usize, usize),
+    /// Half a character an SSE chunk ended with, for the next.
+    chunks: Chunks,
 }
 
 impl ResponseStream {
@@ -57,6 +59,7 @@ impl ResponseStream {
             stream: Some(stream),
             answer: String::new(),
             position: (0, 0),
+            chunks: Chunks::default(),
         }
     }
 
@@ -116,7 +119,7 @@ impl ResponseStream {
         chunk: Unknown<'env>,
     ) -> Result<Unknown<'env>> {
         let raw = env.raw();
-        let chunk = args::string(raw, chunk.raw(), "chunk")?;
+        let chunk = args::chunk(raw, chunk.raw(), "chunk", &mut self.chunks)?;
         let mut out = self
             .live(raw)?
             .push_sse(&chunk)
@@ -142,6 +145,15 @@ impl ResponseStream {
             .stream
             .take()
             .ok_or_else(|| finished().into_napi(raw))?;
+        if self.chunks.holds_half() {
+            return Err(Failure::new(
+                ErrorCode::InvalidResponse,
+                "the response was cut off inside a character (the first half of a surrogate \
+                 pair ends it)"
+                    .to_string(),
+            )
+            .into_napi(raw));
+        }
         let (mut rest, mut resolution) = stream
             .finish()
             .map_err(|err| Failure::library(&err))

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::args;
 use crate::citations::KNOWN;
-use crate::codec::Codec;
+use crate::codec::{Chunks, Codec};
 use crate::errors::{ErrorCode, Failure, OrThrow};
 use crate::offsets::Units;
 use crate::raw;
@@ -59,6 +59,8 @@ pub struct CitationStream {
     answer: String,
     /// Where the offsets' walk through `answer` is.
     position: (usize, usize),
+    /// Half a character a chunk ended with, for the next.
+    chunks: Chunks,
 }
 
 #[napi]
@@ -81,6 +83,7 @@ impl CitationStream {
             }),
             answer: String::new(),
             position: (0, 0),
+            chunks: Chunks::default(),
         })
     }
 
@@ -88,7 +91,7 @@ impl CitationStream {
     #[napi(ts_args_type = "chunk: string", ts_return_type = "StreamOutput")]
     pub fn push<'env>(&mut self, env: &'env Env, chunk: Unknown<'env>) -> Result<Unknown<'env>> {
         let raw = env.raw();
-        let chunk = args::string(raw, chunk.raw(), "chunk")?;
+        let chunk = args::chunk(raw, chunk.raw(), "chunk", &mut self.chunks)?;
         let pushed = self
             .stream
             .with_dependent_mut(|_, live| live.as_mut().map(|stream| stream.push(&chunk)));
@@ -113,12 +116,25 @@ impl CitationStream {
     #[napi(ts_return_type = "StreamEnd")]
     pub fn finish<'env>(&mut self, env: &'env Env) -> Result<Unknown<'env>> {
         let raw = env.raw();
-        let finished_stream = self
-            .stream
-            .with_dependent_mut(|_, live| live.take().map(citations::CitationStream::finish));
-        let Some((mut rest, mut resolution)) = finished_stream else {
+        // Half a character at the very end is a lone surrogate: U+FFFD, as V8 shows it.
+        let tail = if self.chunks.holds_half() {
+            "\u{FFFD}"
+        } else {
+            ""
+        };
+        let finished_stream = self.stream.with_dependent_mut(|_, live| {
+            live.take().map(|mut stream| {
+                let last = stream.push(tail);
+                let (rest, resolution) = stream.finish();
+                (last, rest, resolution)
+            })
+        });
+        let Some((last, mut rest, mut resolution)) = finished_stream else {
             return Err(finished().into_napi(raw));
         };
+        self.answer.push_str(tail);
+        rest.text.insert_str(0, &last.text);
+        rest.events.splice(0..0, last.events);
         let mut units = Units::resume(&self.answer, self.position);
         units.events(&mut rest.events);
         Units::new(&self.answer).resolution(&mut resolution);

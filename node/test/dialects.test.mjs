@@ -110,6 +110,13 @@ function chunks (text, size) {
   return out
 }
 
+/** `text` cut into chunks of `size` UTF-16 code units, inside a surrogate pair too. */
+function unitChunks (text, size) {
+  const out = []
+  for (let at = 0; at < text.length; at += size) out.push(text.slice(at, at + size))
+  return out
+}
+
 for (const dialect of DIALECTS) {
   test(`${dialect}: the report and the entries are the command's, byte for byte`, () => {
     const assembler = new Assembler(600, { dialect })
@@ -175,6 +182,8 @@ for (const dialect of DIALECTS) {
         ['pushEvent text', response.lines, (s, piece) => s.pushEvent(piece)],
         ['pushEvent objects', response.lines.map((l) => JSON.parse(l)), (s, piece) => s.pushEvent(piece)],
         ...[1, 3, 7, 37].map((size) => [`pushSse by ${size}`, chunks(response.sse, size), (s, piece) => s.pushSse(piece)]),
+        // By UTF-16 code units: the emoji's two halves come in separate chunks.
+        ...[1, 5].map((size) => [`pushSse by ${size} units`, unitChunks(response.sse, size), (s, piece) => s.pushSse(piece)]),
       ]
       for (const [how, pieces, push] of feeds) {
         const label = `${dialect} ${response.name} ${how}`
@@ -299,4 +308,12 @@ test('dialect errors carry the command\'s message and a code', () => {
   assert.match(check(thrown(() => assembler.entries(report, { previous: 3 })), 'INVALID_REPORT'), /^previous: /)
   assert.match(check(thrown(() => assembler.entries(report, { prev: report })), 'INVALID_OPTION'), /unknown option `prev`/)
   assert.deepEqual(text.contents(textReport).length, textReport.citations.length)
+})
+
+test('an SSE stream that ends inside a character is refused, not read with U+FFFD', () => {
+  const assembler = new Assembler(600, { dialect: 'anthropic' })
+  const report = assembler.assemble(load(PRICING))
+  const stream = assembler.responseStream(report)
+  stream.pushSse('event: ping\ndata: {"type": "ping"}\n\n' + '😀'.slice(0, 1))
+  assert.match(check(thrown(() => stream.finish()), 'INVALID_RESPONSE'), /inside a character/)
 })

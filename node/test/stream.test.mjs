@@ -191,3 +191,24 @@ test('offsets past astral and accented text index the JavaScript string, in both
     assert.equal(span.endUtf16, span.end)
   }
 })
+
+test('a chunk cut between the halves of an emoji is read with the next, not as U+FFFD', () => {
+  const answer = 'Prix 😀 [2] et 😀'
+  const stream = new CitationStream(report())
+  let shown = ''
+  const events = []
+  for (let at = 0; at < answer.length; at++) {
+    const out = stream.push(answer[at])  // one code unit at a time: each emoji arrives in halves
+    shown += out.text
+    events.push(...out.events)
+  }
+  const end = stream.finish()
+  shown += end.text
+  assert.equal(shown, answer)
+  assert.equal(end.resolution.cited[0].spans[0].start, answer.indexOf('[2]'))
+  // Half an emoji at the very end is a lone surrogate: shown as U+FFFD, as V8 writes one.
+  const cut = new CitationStream(report())
+  const first = cut.push('Fin ' + '😀'.slice(0, 1))
+  const last = cut.finish()
+  assert.equal(first.text + last.text, 'Fin \uFFFD')
+})

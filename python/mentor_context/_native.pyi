@@ -90,13 +90,14 @@ class Resolution(TypedDict):
 class ResponseStream:
     """A model API's response read event by event, from ``Assembler.response_stream``."""
 
-    def push_event(self, event: str | Mapping[str, Any]) -> tuple[str, list[dict[str, Any]]]:
-        """Reads one event (a JSON string or a dict): the text to show, and the citation
-        events it settled."""
+    def push_event(self, event: str | dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+        """Reads one event (a JSON string or a dict; an SDK's pydantic event as
+        ``event.model_dump()``): the text to show, and the citation events it settled."""
     def push_sse(self, chunk: str) -> tuple[str, list[dict[str, Any]]]:
         """Reads a chunk of the raw server-sent events."""
-    def finish(self) -> tuple[str, Resolution]:
-        """The text left to show and the resolution; raises ``MentorContextError`` if the
+    def finish(self) -> tuple[tuple[str, list[dict[str, Any]]], Resolution]:
+        """``((text, events), resolution)``: the text left to show, the citation events
+        settled only at the end, and the resolution; raises ``MentorContextError`` if the
         stream was cut off."""
 
 class CitedEvent(TypedDict):

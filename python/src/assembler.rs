@@ -192,8 +192,7 @@ impl PyAssembler {
         report: &Bound<'py, PyAny>,
         previous: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let marks = self.cache_control.then_some(previous);
-        dialects::entries(py, &self.assembler, report, marks)
+        dialects::entries(py, &self.assembler, report, previous, self.cache_control)
     }
 
     /// The content of each block of `report` as the model saw it, read back from its text.

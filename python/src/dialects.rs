@@ -10,14 +10,17 @@ use mentor_context::{AssembledContext, Assembler};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-/// `report` (a dict of `Assembler.assemble`) as the library's report, read through its JSON,
-/// the form a report is kept in and the library reads (its reasons and dialect are names).
+/// `report` (a dict of `Assembler.assemble`, or its JSON text as a store keeps it) as the
+/// library's report, read through its JSON (its reasons and dialect are names).
 pub(crate) fn read_report(report: &Bound<'_, PyAny>) -> PyResult<AssembledContext<'static>> {
-    let json: String = report
-        .py()
-        .import("json")?
-        .call_method1("dumps", (report,))?
-        .extract()?;
+    let json: String = match report.extract::<String>() {
+        Ok(text) => text,
+        Err(_) => report
+            .py()
+            .import("json")?
+            .call_method1("dumps", (report,))?
+            .extract()?,
+    };
     serde_json::from_str(&json).map_err(|err| {
         refused(format!(
             "report: expected a report of Assembler.assemble: {err}"
@@ -32,20 +35,19 @@ pub(crate) fn entries<'py>(
     py: Python<'py>,
     assembler: &Assembler,
     report: &Bound<'py, PyAny>,
-    cache_marks: Option<Option<&Bound<'py, PyAny>>>,
+    previous: Option<&Bound<'py, PyAny>>,
+    cache_marks: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let context = read_report(report)?;
-    let earlier = match cache_marks {
-        Some(Some(previous)) if !previous.is_none() => read_report(previous)
-            .map_err(|_| refused("previous: expected a report of Assembler.assemble"))?
-            .citations
-            .len(),
+    // Read whenever given, so a bad one is an error with or without cache marks.
+    let earlier = match previous {
+        Some(previous) if !previous.is_none() => read_report(previous)?.citations.len(),
         _ => 0,
     };
     let mut entries = py
         .detach(|| assembler.entries(&context))
         .map_err(|err| from_library(&err))?;
-    if cache_marks.is_some() {
+    if cache_marks {
         mark_turn_cache_control(&mut entries, earlier);
     }
     to_python(py, &entries)
@@ -185,8 +187,14 @@ impl PyResponseStream {
         self.output(py, out.text, out.events)
     }
 
-    /// The stream is over: the text left to show and the resolution.
-    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<(String, Bound<'py, PyAny>)> {
+    /// The stream is over: `((text, events), resolution)`, the text left to show and the
+    /// events settled only now (a Cohere citation whose stretch ends past the text streamed
+    /// so far waits for the end), as `CitationStream.finish` gives them.
+    #[allow(clippy::type_complexity)]
+    fn finish<'py>(
+        &mut self,
+        py: Python<'py>,
+    ) -> PyResult<((String, Bound<'py, PyAny>), Bound<'py, PyAny>)> {
         let stream = self
             .stream
             .take()
@@ -194,8 +202,8 @@ impl PyResponseStream {
         let (out, mut resolution) = stream.finish().map_err(|err| from_library(&err))?;
         let answer = resolution.answer.clone().unwrap_or_default();
         to_char_offsets(&mut resolution, &answer);
-        self.shown.push(&out.text);
-        Ok((out.text, to_python(py, &resolution)?))
+        let last = self.output(py, out.text, out.events)?;
+        Ok((last, to_python(py, &resolution)?))
     }
 }
 

@@ -94,6 +94,13 @@ impl Options {
                 "encoding and model both choose the encoding: give one",
             ));
         }
+        // The library would write the dialect and drop the format without a word; the
+        // command and Node refuse the pair.
+        if self.dialect.is_some() && self.format.is_some() {
+            return Err(refused(
+                "dialect and format both choose what is written: give one",
+            ));
+        }
         let window = match &self.model {
             Some(model) if reserve.is_some() || prompt.is_some() => Some(
                 ModelWindow::new(model, reserve.unwrap_or(0), prompt.unwrap_or(0))

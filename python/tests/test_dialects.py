@@ -63,7 +63,8 @@ def test_responses_resolve_as_the_command_reads_them_whole_and_streamed(cli, tmp
             text, settled = getattr(stream, push)(piece)
             shown += text
             events += settled
-        rest, resolution = stream.finish()
+        (rest, last), resolution = stream.finish()
+        events += last
         assert shown + rest == answer and resolution == ours
         assert sum(e["type"] == "cited" for e in events) == sum(c["count"] for c in ours["cited"])
         # Citations of nothing, as streamed, in the same Python string indices.
@@ -82,6 +83,8 @@ def test_a_cut_off_stream_and_a_text_report_are_refused():
     stream.push_event({"type": "message_start", "message": {"content": []}})
     with pytest.raises(MentorContextError, match="cut off after 1 events, before message_stop"):
         stream.finish()
+    with pytest.raises(MentorContextError, match="the stream is finished"):
+        stream.push_event({"type": "message_stop"})
     with pytest.raises(MentorContextError, match="writes text, not a dialect"):
         Assembler(600).entries(Assembler(600).assemble(PRICING))
     with pytest.raises(MentorContextError, match="unknown dialect `openai`"):
@@ -110,8 +113,47 @@ def test_cache_control_marks_what_the_command_marks_in_a_follow_up_turn(cli, tmp
             len(ours) - 1]
         plain = Assembler(1500, dialect=dialect).entries(second, previous=first)
         assert all("cache_control" not in e for e in plain)
+    # Reports as a store keeps them, JSON text, read as the dicts are.
+    assert assembler.entries(json.dumps(second), previous=json.dumps(first)) == ours
+    # A bad turn before is an error with or without cache marks, never ignored.
+    for marks in (True, False):
+        with pytest.raises(MentorContextError, match="expected a report"):
+            Assembler(1500, dialect=dialect, cache_control=marks).entries(second, previous="{}")
 
 
-def test_cache_control_needs_a_dialect():
+def test_cache_control_needs_a_dialect_and_a_dialect_no_format():
     with pytest.raises(MentorContextError, match="cache_control marks a dialect's entries"):
         Assembler(600, cache_control=True)
+    # As the command and Node refuse the pair: the format would be dropped without a word.
+    with pytest.raises(MentorContextError, match="dialect and format both choose"):
+        Assembler(600, dialect="cohere", format="xml")
+
+
+def test_a_cohere_citation_that_settles_only_at_the_end_comes_with_finish():
+    # The citation counts bytes, with `€` before it: its end is past the characters streamed,
+    # so it can only be read once the stream ends, and finish() gives its event.
+    assembler = Assembler(600, dialect="cohere")
+    report = assembler.assemble(PRICING)
+    answer = "Team: 15 € a seat."
+    quoted = "a seat"
+    start = len(answer[:answer.index(quoted)].encode())
+    stream = assembler.response_stream(report)
+    stream.push_event({"type": "message-start", "id": "r", "delta": {"message": {"role": "assistant"}}})
+    stream.push_event({"type": "content-start", "index": 0,
+                       "delta": {"message": {"content": {"type": "text", "text": ""}}}})
+    text, early = stream.push_event({"type": "content-delta", "index": 0,
+                                     "delta": {"message": {"content": {"text": answer}}}})
+    _, at_citation = stream.push_event({"type": "citation-start", "index": 0, "delta": {"message": {
+        "citations": {"start": start, "end": start + len(quoted), "text": quoted,
+                      "type": "TEXT_CONTENT", "sources": [{"type": "document", "id": "1"}]}}}})
+    stream.push_event({"type": "citation-end", "index": 0})
+    stream.push_event({"type": "content-end", "index": 0})
+    stream.push_event({"type": "message-end", "delta": {"finish_reason": "COMPLETE"}})
+    (rest, last), resolution = stream.finish()
+    streamed = early + at_citation + last
+    assert [e["type"] for e in streamed] == ["cited"]
+    assert text + rest == answer
+    assert start + len(quoted) > len(answer)  # past the characters: it had to wait
+    assert resolution["cited"][0]["quotes"] == [{"text": quoted, "verified": True}]
+    span = streamed[0]["span"]
+    assert answer[span["start"]:span["end"]] == quoted

@@ -43,8 +43,9 @@ pub(crate) struct InspectArgs {
     #[arg(long, value_name = "REPORT")]
     pub(crate) previous: Option<PathBuf>,
 
-    /// A model's answer (text) to show with every citation linked to its block, and every
-    /// marker that points at no block flagged; `-` reads standard input.
+    /// A model's answer (text) to show with every citation linked to its block, every marker
+    /// that points at no block flagged, and every quote the cited block does not hold
+    /// flagged; `-` reads standard input. Not with --dialect (use cite --dialect).
     #[arg(long, value_name = "ANSWER")]
     pub(crate) answer: Option<PathBuf>,
 
@@ -56,6 +57,15 @@ pub(crate) struct InspectArgs {
 /// Runs `inspect`: writes the page, and returns what to print (the report with --json).
 pub(crate) fn run(args: &InspectArgs) -> Result<String, Failure> {
     let answer = args.answer.as_deref().map(|path| Input::new(Some(path)));
+    // The page reads a text answer's `[n]` markers; a model API's response would be shown as
+    // its raw JSON with nothing linked, so it is refused, not drawn wrong.
+    if answer.is_some() && args.build.dialect.is_some() {
+        return Err(Failure::bad_input(
+            "--answer reads a text answer's [n] markers, not a dialect's response: read that \
+             with cite --dialect"
+                .to_string(),
+        ));
+    }
     if let Some(answer) = &answer {
         let file = Input::new(args.file.as_deref());
         let previous = args.previous.as_deref().map(|p| Input::new(Some(p)));

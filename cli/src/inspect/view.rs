@@ -124,7 +124,7 @@ pub(super) fn page<'a>(
     let parts = text_parts(&request.assembler, context);
     let earlier_blocks = request.earlier_blocks();
     // The blocks' contents, for checking the answer's quotes; a context just assembled with
-    // these options always reads back, and without them every quote shows as not verified.
+    // these options reads back, and if it did not, no quote is checked (as `cite` does).
     let contents = answer_text.and_then(|_| request.assembler.contents(context).ok());
     let piece =
         |range: std::ops::Range<usize>| (!range.is_empty()).then(|| Text::sent(&text[range]));
@@ -177,7 +177,7 @@ pub(super) fn page<'a>(
         omitted,
         omitted_total: context.omitted.len(),
         reasons: reasons(&context.omitted),
-        answer: answer_text.map(|a| answer(context, contents.as_deref().unwrap_or_default(), a)),
+        answer: answer_text.map(|a| answer(context, contents.as_deref(), a)),
         settings: settings
             .iter()
             .map(|(name, value)| (*name, Text::field(value)))

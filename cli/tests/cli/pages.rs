@@ -177,6 +177,18 @@ fn bad_input_is_one_line_and_exit_2() {
         super::PRICING,
     ])
     .bad(&["/no/such/answer", "no such file"]);
+    // A dialect's response is not a text answer: refused, not shown unlinked.
+    run(&[
+        "inspect",
+        "--output",
+        page.path(),
+        "--dialect",
+        "anthropic",
+        "--answer",
+        "fixtures/responses/anthropic.json",
+        super::PRICING,
+    ])
+    .bad(&["--answer", "cite --dialect"]);
     // Nothing was written over the page for a bad input.
     assert_eq!(std::fs::read(&page.0).unwrap(), b"");
 }

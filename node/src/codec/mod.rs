@@ -67,6 +67,38 @@ pub(crate) fn read_string(env: Env, value: Value) -> Result<String> {
     Ok(text)
 }
 
+/// A stream's string chunks as Rust text. JavaScript may cut a string between the two
+/// halves of a character outside the BMP (an emoji); such a high surrogate at the end of a
+/// chunk is held and read with the next, so the character arrives whole, not as two U+FFFD.
+#[derive(Debug, Default)]
+pub(crate) struct Chunks {
+    held: Option<u16>,
+}
+
+impl Chunks {
+    /// The string `value` (a string: the caller checked) after what is held, holding a high
+    /// surrogate it ends with.
+    pub(crate) fn read(&mut self, env: Env, value: Value) -> Result<String> {
+        let mut units: Vec<u16> = self.held.take().into_iter().collect();
+        raw::read_utf16(env, value, &mut units)?;
+        if units
+            .last()
+            .is_some_and(|unit| (0xD800..0xDC00).contains(unit))
+        {
+            self.held = units.pop();
+        }
+        let mut text = String::new();
+        // A lone surrogate elsewhere is shown as U+FFFD, as V8 would.
+        let _ = utf16::to_utf8(&units, &mut text);
+        Ok(text)
+    }
+
+    /// Whether half a character is held: the stream ended inside one.
+    pub(crate) fn holds_half(&self) -> bool {
+        self.held.is_some()
+    }
+}
+
 /// The JavaScript half of the codec, kept once per environment (`raw::set_instance_data`).
 pub(crate) struct Codec {
     object: napi::sys::napi_ref,
