@@ -37,7 +37,8 @@ impl<'t> Units<'t> {
             self.byte = 0;
             self.unit = 0;
         }
-        let end = byte.min(self.text.len());
+        // Rounded up, so the walk stays on char boundaries and a char is counted whole.
+        let end = self.text.ceil_char_boundary(byte.min(self.text.len()));
         let stretch = self.text.get(self.byte..end).unwrap_or_default();
         self.unit += if stretch.is_ascii() {
             stretch.len()
@@ -92,6 +93,9 @@ mod tests {
         assert_eq!(units.at(11), 7);
         // Backwards starts over.
         assert_eq!(units.at(4), 2);
+        // A byte inside `😀` counts it whole, and the walk goes on from its end.
+        assert_eq!(units.at(5), 4);
+        assert_eq!(units.at(11), 7);
         let js: Vec<u16> = text.encode_utf16().collect();
         assert_eq!(String::from_utf16(&js[4..7]).unwrap(), "[1]");
     }

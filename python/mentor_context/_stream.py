@@ -18,7 +18,9 @@ class StreamedCitations:
 
     Each item is the text that is safe to show (never part of a marker, renumbered if the
     resolver renumbers) and the citation events found in it; chunks that give neither are
-    passed over. The last item is what `finish()` gives, when it gives anything.
+    passed over. The last item is what `finish()` gives, when it gives anything. It is
+    read once: a second `async for` raises `MentorContextError` (the stream is finished),
+    and after a `break` the answer was not finished, so `resolution` stays `None`.
     """
 
     def __init__(self, stream: CitationStream, chunks: AsyncIterable[str]) -> None:
