@@ -107,6 +107,27 @@ fn an_edited_cut_block_is_refused_by_its_kept_length() {
     }
 }
 
+/// A cut block edited to the same length in bytes but not in UTF-16 units (`ä` is two bytes
+/// and one unit), or the other way round, is refused: both kept lengths must match.
+#[test]
+fn an_edited_cut_block_is_refused_unless_both_kept_lengths_match() {
+    let assembler = assembler(120, BuiltinFormat::Plain);
+    let first = assembler.assemble(&long_result()).into_owned();
+    assert!(first.citations[0].truncated);
+    // Same bytes (6), fewer units (5); then same units (6), more bytes (7).
+    for (from, to) in [("annual", "ännua"), ("annual", "ännual")] {
+        assert!(
+            (from.len() == to.len()) != (from.encode_utf16().count() == to.encode_utf16().count()),
+            "{to}: exactly one length is the same"
+        );
+        let mut edited = stored(&first);
+        edited.text = edited.text.replacen(from, to, 1);
+        assert_ne!(edited.text, first.text);
+        let why = refused(&assembler, &edited);
+        assert!(why.contains("block 1"), "{to}: {why}");
+    }
+}
+
 /// An edit of the same length that holds what the format would have escaped: only writing the
 /// content again shows it.
 #[test]
