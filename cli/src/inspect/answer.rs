@@ -121,14 +121,7 @@ pub(super) fn answer<'a>(
             index: c.citation.index,
             input_index: c.citation.input_index,
             count: c.count,
-            quotes: c
-                .quotes
-                .iter()
-                .map(|q| Quote {
-                    text: Text::field(in_answer(answer, &q.text)),
-                    verified: q.verified,
-                })
-                .collect(),
+            quotes: quotes_in_answer(answer, c),
         })
         .collect();
     let unknown = resolution
@@ -149,12 +142,37 @@ pub(super) fn answer<'a>(
     }
 }
 
-/// `quote` as the stretch of `answer` it was read from: a `[n]` quote is answer text, and a
-/// borrowed stretch is what a page field is made of.
-fn in_answer<'a>(answer: &'a str, quote: &str) -> &'a str {
-    answer
-        .find(quote)
-        .map_or("", |at| &answer[at..at + quote.len()])
+/// How far before its marker a `[n]` quote can start: the library looks no further back.
+const QUOTE_WINDOW: usize = 4096;
+
+/// `cited`'s quotes as the stretches of `answer` they were read from (a borrowed stretch is
+/// what a page field is made of). Each quote stands just before one of the chip's markers, in
+/// answer order, so one walk over the markers finds them, looking at most
+/// [`QUOTE_WINDOW`] bytes back from each: the cost follows the markers, not answer × quotes.
+fn quotes_in_answer<'a>(
+    answer: &'a str,
+    cited: &mentor_context::citations::Cited,
+) -> Vec<Quote<'a>> {
+    let mut spans = cited.spans.iter();
+    cited
+        .quotes
+        .iter()
+        .map(|quote| {
+            let text = spans
+                .by_ref()
+                .find_map(|span| {
+                    let from = answer.floor_char_boundary(span.start.saturating_sub(QUOTE_WINDOW));
+                    let window = &answer[from..span.start];
+                    let at = window.rfind(quote.text.as_str())?;
+                    Some(&window[at..at + quote.text.len()])
+                })
+                .unwrap_or_default();
+            Quote {
+                text: Text::field(text),
+                verified: quote.verified,
+            }
+        })
+        .collect()
 }
 
 fn plain(text: &str) -> Piece<'_> {
