@@ -20,7 +20,7 @@ fn mixed_batch() -> Vec<u8> {
     text.push_str(&format!("{{\"id\":\"req-3\",\"results\":{good}}}\n"));
     text.push_str("[{\"content\": \"unterminated\n");
     text.push_str("{\"id\":5,\"results\":[{\"title\":\"No content\",\"score\":0.5}]}\n");
-    text.push_str("{\"id\":6.5,\"results\":[{\"content\":\"x\",\"score\":\"NaN\"}]}\n");
+    text.push_str("{\"id\":6.5,\"results\":[{\"content\":\"x\",\"score\":\"nan\"}]}\n");
     text.push_str(&format!(
         "{{\"id\":{{\"user\":\"u\",\"turn\":2}},\"results\":{good},\"budget\":12}}\n"
     ));
