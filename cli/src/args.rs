@@ -187,7 +187,7 @@ pub(crate) struct BuildArgs {
     #[arg(
         long,
         value_name = "NAME",
-        value_parser = utf8(str::parse::<Encoding>),
+        value_parser = utf8(parse_encoding),
         conflicts_with = "model"
     )]
     encoding: Option<Encoding>,
@@ -357,6 +357,16 @@ struct Model {
     encoding: Encoding,
 }
 
+/// Parses `--encoding`; a model's name is pointed to `--model`, the option that takes it.
+fn parse_encoding(name: &str) -> Result<Encoding, String> {
+    name.parse::<Encoding>().map_err(|err| match err {
+        Error::ModelNamedAsEncoding { encoding, .. } => format!(
+            "`{name}` is a model, not an encoding: use --model {name} (or --encoding {encoding})"
+        ),
+        other => other.to_string(),
+    })
+}
+
 fn parse_model(name: &str) -> Result<Model, Error> {
     Ok(Model {
         name: name.to_string(),
@@ -462,7 +472,7 @@ fn parse_count(value: &str) -> Result<usize, String> {
         if value.starts_with('-') {
             "negative; expected a whole number, 0 or more".to_string()
         } else if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
-            "too large".to_string()
+            format!("too large; at most {}", usize::MAX)
         } else {
             "expected a whole number, 0 or more".to_string()
         }
@@ -684,8 +694,9 @@ mod tests {
         assert!(parse_count("-5").unwrap_err().starts_with("negative"));
         assert_eq!(
             parse_count("99999999999999999999999"),
-            Err("too large".into())
+            Err(format!("too large; at most {}", usize::MAX))
         );
+        assert_eq!(parse_count(&usize::MAX.to_string()), Ok(usize::MAX));
         assert!(parse_count("").unwrap_err().contains("whole number"));
         assert!(parse_iterations("0").unwrap_err().contains("at least 1"));
         assert_eq!(parse_iterations("1000000"), Ok(MAX_BENCH_ITERATIONS));

@@ -9,7 +9,7 @@ use mentor_context::MentorRagResult;
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
-use crate::input::{Input, io_problem};
+use crate::input::{Input, io_problem, other_unicode};
 use crate::output::Failure;
 
 /// One non-blank line of the input, not yet parsed.
@@ -52,7 +52,15 @@ impl Lines {
                 (Box::new(file), Some(size))
             }
         };
-        Ok((Lines::new(reader, name), size))
+        let mut lines = Lines::new(reader, name);
+        // No line of a UTF-16 file would read: one line says why, before the run, rather
+        // than one error per line. (A read error here is met again by the first line.)
+        if let Ok(start) = lines.reader.fill_buf()
+            && let Some(encoding) = other_unicode(start)
+        {
+            return Err(input.not_utf8(encoding));
+        }
+        Ok((lines, size))
     }
 
     /// The lines of `reader`, called `name` in messages.
@@ -115,6 +123,7 @@ impl Lines {
             if self.number == 1 && bytes.starts_with(b"\xef\xbb\xbf") {
                 bytes.drain(..3);
             }
+
             if !bytes.iter().all(u8::is_ascii_whitespace) {
                 return Ok(Some((self.number, consumed)));
             }
