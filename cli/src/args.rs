@@ -138,7 +138,8 @@ pub(crate) const DEFAULT_BENCH_REQUESTS: usize = 1000;
 /// {"id": any, "results": [...], "budget": N} whose id is echoed and whose budget overrides
 /// --budget. Each gives one line: the `assemble --json` report with "line" (the physical line,
 /// from 1) and "id", or {"line", "id", "error"} for a bad line; the run goes on. Exit status: 0
-/// if every line succeeded, 2 if some failed, 1 if the output could not be written.
+/// if every line succeeded, 2 if some failed (0 with --exit-zero), 1 if the output could not
+/// be written.
 #[derive(Debug, Args)]
 pub(crate) struct BatchArgs {
     #[command(flatten)]
@@ -152,6 +153,12 @@ pub(crate) struct BatchArgs {
     /// Write the reports to this file instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub(crate) output: Option<PathBuf>,
+
+    /// Exit 0 when some lines failed, as when none did: their error lines are still written
+    /// and the summary counts them. Bad options, an unreadable input or output still exit 2
+    /// or 1.
+    #[arg(long)]
+    pub(crate) exit_zero: bool,
 
     /// Also write one self-contained HTML page of the run to this file: the summary's
     /// figures, histograms of fill, tokens and assemble time, what was left out by reason,

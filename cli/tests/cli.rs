@@ -8,6 +8,8 @@
 mod bad_input;
 #[path = "cli/batch.rs"]
 mod batch;
+#[path = "cli/bench.rs"]
+mod bench;
 #[path = "cli/citations.rs"]
 mod citations;
 #[path = "cli/dotnet.rs"]
