@@ -12,6 +12,8 @@ mod batch;
 mod bench;
 #[path = "cli/citations.rs"]
 mod citations;
+#[path = "cli/documented.rs"]
+mod documented;
 #[path = "cli/dotnet.rs"]
 mod dotnet;
 #[path = "cli/hostile.rs"]
