@@ -60,13 +60,6 @@ impl Input {
         Failure::bad_input(format!("{}: {problem}", self.name()))
     }
 
-    /// The failure for input in `encoding`, one of [`other_unicode`]'s.
-    pub(crate) fn not_utf8(&self, encoding: &str) -> Failure {
-        self.fail(format_args!(
-            "encoded in {encoding}, not UTF-8; save it as UTF-8"
-        ))
-    }
-
     /// Reads and parses the results, reporting the first problem with its position. Each
     /// distinct unknown property gets one warning line on standard error, or, when `strict`,
     /// fails the input at its first occurrence.
@@ -102,7 +95,7 @@ impl Input {
         // UTF-16 of ASCII text is valid UTF-8 with a zero byte after each character: without
         // this, the JSON parser would report the first of those zeros.
         if let Some(encoding) = other_unicode(&bytes) {
-            return Err(self.not_utf8(encoding));
+            return Err(self.fail(not_utf8(encoding)));
         }
         // The library parses text, not bytes; a file that is not UTF-8 gets the position
         // and value of its first bad byte rather than a bare "invalid UTF-8".
@@ -159,6 +152,11 @@ pub(crate) fn other_unicode(bytes: &[u8]) -> Option<&'static str> {
         [0, a, ..] if a != 0 => Some("UTF-16 (big-endian)"),
         _ => None,
     }
+}
+
+/// What to say of input in `encoding`, one of [`other_unicode`]'s.
+pub(crate) fn not_utf8(encoding: &str) -> String {
+    format!("encoded in {encoding}, not UTF-8; save it as UTF-8")
 }
 
 /// The 1-based line and column of byte `at`. Columns count bytes, as serde_json's do, so
@@ -234,6 +232,10 @@ mod tests {
         }
         for utf8 in ["[]", "\u{feff}[]", "é", "[", "", " ", "\u{1}"] {
             assert_eq!(other_unicode(utf8.as_bytes()), None, "{utf8:?}");
+        }
+        // Zero bytes alone are no character of any encoding: the JSON parser names them.
+        for zeros in [&[0, 0][..], &[0, 0, 0, 0]] {
+            assert_eq!(other_unicode(zeros), None, "{zeros:?}");
         }
     }
 

@@ -65,7 +65,22 @@ fn errors_say_what_to_do() {
     bad_file(&unmarked, &["encoded in UTF-16 (big-endian), not UTF-8"]);
     let lines = TempFile::new("utf16.jsonl", &utf16);
     run(&["batch", lines.path()]).bad(&[lines.path(), utf16_problem]);
-    run_with_stdin(&["batch"], &utf16).bad(&["<stdin>: ", utf16_problem]);
+    // Standard input is read as it comes (the `--report` page is written before it): its
+    // first line stops the run, after the summary of no request.
+    let piped = run_with_stdin(&["batch"], &utf16);
+    assert_eq!(
+        (piped.code, piped.stdout.as_str()),
+        (Some(2), ""),
+        "{piped:#?}"
+    );
+    let problem = format!("mentor-context: <stdin>: {utf16_problem}\n");
+    assert!(piped.stderr.ends_with(&problem), "{piped:#?}");
+    assert!(
+        piped
+            .stderr
+            .starts_with("mentor-context: batch: 0 requests"),
+        "{piped:#?}"
+    );
 
     bad_file(
         br#"{"content": "x", "score": 1}"#,
