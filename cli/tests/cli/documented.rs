@@ -8,6 +8,7 @@
 //! any figure. A fenced `sh` block whose first line starts with `mentor-context ` is an
 //! example: the whole block must exit 0. Both run with `sh`, in an empty folder holding
 //! `fixtures` (the repository's), with this build of `mentor-context` first on `PATH`.
+#![cfg(unix)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
