@@ -126,6 +126,7 @@ impl Lines {
             if self.number == 1 && bytes.starts_with(b"\xef\xbb\xbf") {
                 bytes.drain(..3);
             }
+            // Standard input's encoding, which `open` leaves to its first line.
             if self.number == 1
                 && let Some(encoding) = other_unicode(bytes)
             {
@@ -135,7 +136,6 @@ impl Lines {
                     not_utf8(encoding)
                 )));
             }
-
             if !bytes.iter().all(u8::is_ascii_whitespace) {
                 return Ok(Some((self.number, consumed)));
             }
