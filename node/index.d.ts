@@ -305,7 +305,7 @@ export interface EntriesOptions {
  * the rest in the library's words (the command prints the same line).
  */
 export declare enum ErrorCode {
-  /** An encoding name the library does not know. */
+  /** An encoding name the library does not know (a model's name among them). */
   UnknownEncoding = 'UNKNOWN_ENCODING',
   /** An engine that does not ship the encoding. */
   EngineLacksEncoding = 'ENGINE_LACKS_ENCODING',

@@ -82,7 +82,8 @@ pub struct Citation {
     pub title: Option<String>,
     /// The source URL, the chip's link.
     pub source_url: Option<String>,
-    /// The result's score. JSON has no NaN: a NaN score is written `null`, and read back.
+    /// The result's score. JSON has neither NaN nor infinity: such a score is written `null`,
+    /// and read back as NaN.
     #[serde(deserialize_with = "score_or_nan")]
     pub score: f32,
     /// All of the result's metadata, including keys kept out of the prompt.
@@ -118,7 +119,8 @@ pub struct Omission<'a> {
     pub title: Option<Cow<'a, str>>,
     /// The source URL.
     pub source_url: Option<Cow<'a, str>>,
-    /// The result's score. JSON has no NaN: a NaN score is written `null`, and read back.
+    /// The result's score. JSON has neither NaN nor infinity: such a score is written `null`,
+    /// and read back as NaN.
     #[serde(deserialize_with = "score_or_nan")]
     pub score: f32,
     /// Why it was left out.

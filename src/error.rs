@@ -17,6 +17,17 @@ pub enum Error {
         /// The name given.
         name: String,
     },
+    /// An OpenAI model's name given where an encoding's is expected: the model option takes
+    /// it.
+    #[error(
+        "`{name}` is a model, not an encoding: name it as the model, or give its encoding, {encoding}"
+    )]
+    ModelNamedAsEncoding {
+        /// The name given.
+        name: String,
+        /// The model's encoding, such as `"o200k_base"`.
+        encoding: &'static str,
+    },
     /// An engine asked to count an encoding it does not ship.
     #[error("the {engine} engine has no {encoding} (choose the tiktoken engine)")]
     EngineLacksEncoding {

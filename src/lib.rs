@@ -70,7 +70,7 @@
 //!
 //! # Guarantees
 //!
-//! Each has a test that fails when it breaks (the repository's README links them):
+//! Each has a test that fails when it breaks (the architecture document lists them):
 //!
 //! - the text's real count equals `token_count` and is at most the budget, for any input;
 //! - citations match the blocks a reader sees one to one, numbered 1..n in text order;

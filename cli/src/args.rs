@@ -138,7 +138,8 @@ pub(crate) const DEFAULT_BENCH_REQUESTS: usize = 1000;
 /// {"id": any, "results": [...], "budget": N} whose id is echoed and whose budget overrides
 /// --budget. Each gives one line: the `assemble --json` report with "line" (the physical line,
 /// from 1) and "id", or {"line", "id", "error"} for a bad line; the run goes on. Exit status: 0
-/// if every line succeeded, 2 if some failed, 1 if the output could not be written.
+/// if every line succeeded, 2 if some failed (0 with --exit-zero), 1 if the output could not
+/// be written.
 #[derive(Debug, Args)]
 pub(crate) struct BatchArgs {
     #[command(flatten)]
@@ -152,6 +153,12 @@ pub(crate) struct BatchArgs {
     /// Write the reports to this file instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub(crate) output: Option<PathBuf>,
+
+    /// Exit 0 when some lines failed, as when none did: their error lines are still written
+    /// and the summary counts them. Bad options, an unreadable input or output still exit 2
+    /// or 1.
+    #[arg(long)]
+    pub(crate) exit_zero: bool,
 
     /// Also write one self-contained HTML page of the run to this file: the summary's
     /// figures, histograms of fill, tokens and assemble time, what was left out by reason,
@@ -187,7 +194,7 @@ pub(crate) struct BuildArgs {
     #[arg(
         long,
         value_name = "NAME",
-        value_parser = utf8(str::parse::<Encoding>),
+        value_parser = utf8(parse_encoding),
         conflicts_with = "model"
     )]
     encoding: Option<Encoding>,
@@ -357,6 +364,16 @@ struct Model {
     encoding: Encoding,
 }
 
+/// Parses `--encoding`; a model's name is pointed to `--model`, the option that takes it.
+fn parse_encoding(name: &str) -> Result<Encoding, String> {
+    name.parse::<Encoding>().map_err(|err| match err {
+        Error::ModelNamedAsEncoding { encoding, .. } => format!(
+            "`{name}` is a model, not an encoding: use --model {name} (or --encoding {encoding})"
+        ),
+        other => other.to_string(),
+    })
+}
+
 fn parse_model(name: &str) -> Result<Model, Error> {
     Ok(Model {
         name: name.to_string(),
@@ -462,7 +479,7 @@ fn parse_count(value: &str) -> Result<usize, String> {
         if value.starts_with('-') {
             "negative; expected a whole number, 0 or more".to_string()
         } else if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
-            "too large".to_string()
+            format!("too large; at most {}", usize::MAX)
         } else {
             "expected a whole number, 0 or more".to_string()
         }
@@ -684,8 +701,9 @@ mod tests {
         assert!(parse_count("-5").unwrap_err().starts_with("negative"));
         assert_eq!(
             parse_count("99999999999999999999999"),
-            Err("too large".into())
+            Err(format!("too large; at most {}", usize::MAX))
         );
+        assert_eq!(parse_count(&usize::MAX.to_string()), Ok(usize::MAX));
         assert!(parse_count("").unwrap_err().contains("whole number"));
         assert!(parse_iterations("0").unwrap_err().contains("at least 1"));
         assert_eq!(parse_iterations("1000000"), Ok(MAX_BENCH_ITERATIONS));

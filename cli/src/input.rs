@@ -92,6 +92,11 @@ impl Input {
         let bytes = self
             .read()
             .map_err(|err| self.fail(format_args!("cannot read: {}", io_problem(&err))))?;
+        // UTF-16 of ASCII text is valid UTF-8 with a zero byte after each character: without
+        // this, the JSON parser would report the first of those zeros.
+        if let Some(encoding) = other_unicode(&bytes) {
+            return Err(self.fail(not_utf8(encoding)));
+        }
         // The library parses text, not bytes; a file that is not UTF-8 gets the position
         // and value of its first bad byte rather than a bare "invalid UTF-8".
         let mut text = String::from_utf8(bytes).map_err(|err| {
@@ -132,6 +137,28 @@ impl Input {
     }
 }
 
+/// The Unicode encoding other than UTF-8 that `bytes` start in, if they do: told by a byte
+/// order mark or, since JSON text starts with an ASCII character, by the zero bytes that
+/// UTF-16 and UTF-32 put beside it (no UTF-8 JSON holds a zero byte).
+pub(crate) fn other_unicode(bytes: &[u8]) -> Option<&'static str> {
+    match *bytes {
+        [0xff, 0xfe, 0, 0, ..] => Some("UTF-32 (little-endian)"),
+        [0, 0, 0xfe, 0xff, ..] => Some("UTF-32 (big-endian)"),
+        [0xff, 0xfe, ..] => Some("UTF-16 (little-endian)"),
+        [0xfe, 0xff, ..] => Some("UTF-16 (big-endian)"),
+        [a, 0, 0, 0, ..] if a != 0 => Some("UTF-32 (little-endian)"),
+        [0, 0, 0, a, ..] if a != 0 => Some("UTF-32 (big-endian)"),
+        [a, 0, ..] if a != 0 => Some("UTF-16 (little-endian)"),
+        [0, a, ..] if a != 0 => Some("UTF-16 (big-endian)"),
+        _ => None,
+    }
+}
+
+/// What to say of input in `encoding`, one of [`other_unicode`]'s.
+pub(crate) fn not_utf8(encoding: &str) -> String {
+    format!("encoded in {encoding}, not UTF-8; save it as UTF-8")
+}
+
 /// The 1-based line and column of byte `at`. Columns count bytes, as serde_json's do, so
 /// every position this program reports means the same.
 fn line_and_column(bytes: &[u8], at: usize) -> (usize, usize) {
@@ -164,6 +191,49 @@ mod tests {
         assert_eq!(line_and_column(b"abc", 2), (1, 3));
         assert_eq!(line_and_column(b"a\nbc", 2), (2, 1));
         assert_eq!(line_and_column("\né\nxy".as_bytes(), 5), (3, 2));
+    }
+
+    #[test]
+    fn utf16_and_utf32_are_told_from_utf8() {
+        let encoded = |text: &str, little: bool, wide: bool| -> Vec<u8> {
+            let mut bytes = Vec::new();
+            for c in text.chars() {
+                let c = c as u32;
+                let unit = if wide {
+                    c.to_be_bytes().to_vec()
+                } else {
+                    (c as u16).to_be_bytes().to_vec()
+                };
+                bytes.extend(if little {
+                    unit.into_iter().rev().collect()
+                } else {
+                    unit
+                });
+            }
+            bytes
+        };
+        for (little, wide, name) in [
+            (true, false, "UTF-16 (little-endian)"),
+            (false, false, "UTF-16 (big-endian)"),
+            (true, true, "UTF-32 (little-endian)"),
+            (false, true, "UTF-32 (big-endian)"),
+        ] {
+            // With a byte order mark, and without one.
+            for text in ["\u{feff}[{}]", "[{}]", "\n ["] {
+                assert_eq!(
+                    other_unicode(&encoded(text, little, wide)),
+                    Some(name),
+                    "{text:?}"
+                );
+            }
+        }
+        for utf8 in ["[]", "\u{feff}[]", "é", "[", "", " ", "\u{1}"] {
+            assert_eq!(other_unicode(utf8.as_bytes()), None, "{utf8:?}");
+        }
+        // Zero bytes alone are no character of any encoding: the JSON parser names them.
+        for zeros in [&[0, 0][..], &[0, 0, 0, 0]] {
+            assert_eq!(other_unicode(zeros), None, "{zeros:?}");
+        }
     }
 
     #[test]

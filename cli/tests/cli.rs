@@ -8,8 +8,12 @@
 mod bad_input;
 #[path = "cli/batch.rs"]
 mod batch;
+#[path = "cli/bench.rs"]
+mod bench;
 #[path = "cli/citations.rs"]
 mod citations;
+#[path = "cli/documented.rs"]
+mod documented;
 #[path = "cli/dotnet.rs"]
 mod dotnet;
 #[path = "cli/hostile.rs"]

@@ -10,7 +10,7 @@ use crate::raw::{self, Env};
 #[napi(string_enum = "UPPER_SNAKE")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorCode {
-    /// An encoding name the library does not know.
+    /// An encoding name the library does not know (a model's name among them).
     UnknownEncoding,
     /// An engine that does not ship the encoding.
     EngineLacksEncoding,
@@ -90,7 +90,9 @@ impl ErrorCode {
     pub(crate) fn of(err: &mentor_context::Error) -> ErrorCode {
         use mentor_context::Error;
         match err {
-            Error::UnknownEncoding { .. } => ErrorCode::UnknownEncoding,
+            Error::UnknownEncoding { .. } | Error::ModelNamedAsEncoding { .. } => {
+                ErrorCode::UnknownEncoding
+            }
             Error::EngineLacksEncoding { .. } => ErrorCode::EngineLacksEncoding,
             Error::UnknownModel { .. } => ErrorCode::UnknownModel,
             Error::UnknownName { .. } => ErrorCode::UnknownName,

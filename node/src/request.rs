@@ -76,6 +76,13 @@ fn not_an_array(mut reader: Reader<'_>) -> Failure {
             Some((key, _)) => {
                 format!("an object holding an array in `{key}`; pass the array itself")
             }
+            // One result sent alone: the fix is two characters, as the command says.
+            None if entries
+                .iter()
+                .any(|(key, _)| key.eq_ignore_ascii_case("content")) =>
+            {
+                "an object, a single result: wrap it in [ ]".to_string()
+            }
             None => "an object".to_string(),
         },
         Ok(other) => other.described(),

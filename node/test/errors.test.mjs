@@ -125,7 +125,7 @@ function ignore () {}
 
 test('what is not an array of results says what it is', () => {
   for (const [value, found] of [
-    ['[]', 'a string'], [5, '5'], [undefined, 'undefined'], [null, 'null'], [() => 1, 'a function'], [{ content: 'a', score: 1 }, 'an object'],
+    ['[]', 'a string'], [5, '5'], [undefined, 'undefined'], [null, 'null'], [() => 1, 'a function'], [{ content: 'a', score: 1 }, 'an object, a single result: wrap it in [ ]'], [{ text: 'a' }, 'an object'],
     [{ results: [{ content: 'a', score: 1 }] }, 'an object holding an array in `results`; pass the array itself'],
   ]) {
     const message = check(thrown(() => new Assembler(100).assemble(value)), 'INVALID_RESULT')

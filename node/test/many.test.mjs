@@ -26,7 +26,7 @@ test('a bad request is named, and so is a bad threads option', () => {
   })
   assert.throws(() => assembler.assembleMany([[], { content: 'b', score: 1 }]), {
     code: 'INVALID_RESULT',
-    message: 'requests[1]: results: expected an array of results, got an object',
+    message: 'requests[1]: results: expected an array of results, got an object, a single result: wrap it in [ ]',
   })
   assert.throws(() => assembler.assembleMany({ requests: [] }), { code: 'INVALID_ARGUMENT' })
   for (const [threads, message] of [

@@ -73,6 +73,8 @@ fn as_records<'py>(request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let kind = request.get_type().name()?;
         let hint = if request.is_instance_of::<PyString>() {
             " (parse JSON text first, with json.loads)"
+        } else if request.cast::<PyMapping>().is_ok() {
+            " (a single result? wrap it in [ ])"
         } else {
             ""
         };

@@ -110,6 +110,11 @@ def test_what_is_not_a_list_of_results_is_a_type_error_naming_what_it_is(value, 
         Assembler(100).assemble(value)
 
 
+def test_a_single_result_is_told_to_be_wrapped_in_a_list():
+    with pytest.raises(TypeError, match=r"got dict \(a single result\? wrap it in \[ \]\)$"):
+        Assembler(100).assemble({"Content": "a", "score": 1})
+
+
 def test_a_result_that_is_not_a_mapping_or_object_with_content_is_refused():
     with pytest.raises(MentorContextError, match=r"results\[0\]: missing field `content`"):
         Assembler(100).assemble([42])

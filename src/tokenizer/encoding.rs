@@ -61,13 +61,20 @@ impl Encoding {
     ///
     /// # Errors
     ///
-    /// [`Error::UnknownEncoding`] for any other name.
+    /// [`Error::ModelNamedAsEncoding`] for an OpenAI model's name (`gpt-4o`), which
+    /// [`for_model`](Self::for_model) takes; [`Error::UnknownEncoding`] for any other name.
     pub fn from_name(name: &str) -> Result<Encoding, Error> {
         Encoding::ALL
             .into_iter()
             .find(|e| e.as_str() == name)
-            .ok_or_else(|| Error::UnknownEncoding {
-                name: name.to_string(),
+            .ok_or_else(|| match Encoding::for_model(name) {
+                Ok(encoding) => Error::ModelNamedAsEncoding {
+                    name: name.to_string(),
+                    encoding: encoding.as_str(),
+                },
+                Err(_) => Error::UnknownEncoding {
+                    name: name.to_string(),
+                },
             })
     }
 
@@ -206,6 +213,27 @@ mod tests {
         assert!(matches!(
             Encoding::from_name("cl100k"),
             Err(Error::UnknownEncoding { .. })
+        ));
+    }
+
+    #[test]
+    fn a_model_named_as_an_encoding_is_told_so() {
+        let err = Encoding::from_name("gpt-4o").unwrap_err();
+        assert!(
+            matches!(&err, Error::ModelNamedAsEncoding { name, encoding: "o200k_base" } if name == "gpt-4o"),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            "`gpt-4o` is a model, not an encoding: name it as the model, or give its encoding, \
+             o200k_base"
+        );
+        assert!(matches!(
+            Encoding::from_name("gpt-4"),
+            Err(Error::ModelNamedAsEncoding {
+                encoding: "cl100k_base",
+                ..
+            })
         ));
     }
 

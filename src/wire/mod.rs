@@ -7,7 +7,8 @@
 //!   `PropertyNameCaseInsensitive` does; the same property twice under two spellings is an
 //!   error rather than a silent choice;
 //! - a score as a number or a string holding a JSON number (`"0.9"`), as
-//!   `NumberHandling.AllowReadingFromString` does; `"NaN"` and `"Infinity"` are refused;
+//!   `NumberHandling.AllowReadingFromString` does, and `"NaN"`, `"Infinity"` and
+//!   `"-Infinity"`, as `JsonNumberHandling.AllowNamedFloatingPointLiterals` writes them;
 //! - `null` metadata values (`Dictionary<string, string?>`): kept on the citation as `null`,
 //!   with no line in the prompt;
 //! - unknown properties ignored, as .NET does, but listed ([`UnknownProperty`], with the
@@ -234,6 +235,11 @@ fn not_an_array(json: &str, start: usize) -> Error {
                     "an object holding an array in `{key}`; pass the array itself \
                      (for many requests use `mentor-context batch`)"
                 ),
+                // One result sent alone, as a .NET service that serializes an item rather
+                // than its list does: the fix is two characters.
+                (false, None) if map.keys().any(|k| k.eq_ignore_ascii_case("content")) => {
+                    "an object, a single result: wrap it in [ ]".to_string()
+                }
                 (false, None) => {
                     "an object (for many requests use `mentor-context batch`)".to_string()
                 }
@@ -285,7 +291,12 @@ mod tests {
     #[test]
     fn shapes_that_are_not_an_array_are_named_in_plain_words() {
         assert_eq!(
-            message(r#"{"content":"x","score":1}"#),
+            message(r#"{"Content":"x","score":1}"#),
+            "line 1, column 1: expected a JSON array of results, found an object, a single \
+             result: wrap it in [ ]"
+        );
+        assert_eq!(
+            message(r#"{"text":"x","score":1}"#),
             "line 1, column 1: expected a JSON array of results, found an object \
              (for many requests use `mentor-context batch`)"
         );

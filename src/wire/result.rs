@@ -230,8 +230,10 @@ impl<'de> Visitor<'de> for RecordInto<'_, '_> {
     }
 }
 
-/// Reads a score: any JSON number, or a string holding one (System.Text.Json's web defaults
-/// set `NumberHandling.AllowReadingFromString`), that is finite as a 32-bit float.
+/// Reads a score: any JSON number that is finite as a 32-bit float, or a string holding one
+/// (System.Text.Json's web defaults set `NumberHandling.AllowReadingFromString`), or one of
+/// the strings `"NaN"`, `"Infinity"` and `"-Infinity"`, which .NET writes for those values
+/// under `JsonNumberHandling.AllowNamedFloatingPointLiterals`. Assembling handles any score.
 struct Score;
 
 impl<'de> DeserializeSeed<'de> for Score {
@@ -246,7 +248,7 @@ impl Visitor<'_> for Score {
     type Value = f32;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a finite number")
+        f.write_str("a finite number, or \"NaN\", \"Infinity\" or \"-Infinity\"")
     }
 
     fn visit_f64<E: de::Error>(self, score: f64) -> Result<f32, E> {
@@ -270,7 +272,14 @@ impl Visitor<'_> for Score {
     }
 
     fn visit_str<E: de::Error>(self, text: &str) -> Result<f32, E> {
-        // Only the JSON number grammar, as .NET reads it: no "NaN", "inf", "+1", " 1", "1 " or
+        // .NET's named literals, spelled exactly as it reads them: "nan" or "inf" is not one.
+        match text {
+            "NaN" => return Ok(f32::NAN),
+            "Infinity" => return Ok(f32::INFINITY),
+            "-Infinity" => return Ok(f32::NEG_INFINITY),
+            _ => {}
+        }
+        // Else only the JSON number grammar, as .NET reads it: no "inf", "+1", " 1", "1 " or
         // ".5" (serde_json alone would accept whitespace after the number).
         let number = (!text.starts_with(|c: char| c.is_whitespace())
             && !text.ends_with(|c: char| c.is_whitespace()))
@@ -313,10 +322,39 @@ mod tests {
             read(r#"{"content":"x","score":"-2e1"}"#).unwrap().score,
             -20.0
         );
-        for bad in ["NaN", "inf", "+1", " 1", "1 ", ".5", "", "high", "1e39"] {
+        for bad in [
+            "nan",
+            "NAN",
+            "inf",
+            "infinity",
+            "+Infinity",
+            " NaN",
+            "NaN ",
+            "+1",
+            " 1",
+            "1 ",
+            ".5",
+            "",
+            "high",
+            "1e39",
+        ] {
             let json = format!(r#"{{"content":"x","score":"{bad}"}}"#);
             assert!(read(&json).is_err(), "{bad:?} was read as a score");
         }
+    }
+
+    /// System.Text.Json with `AllowNamedFloatingPointLiterals` writes these three strings for
+    /// a `double` that is not finite; escaped characters are read unescaped, as .NET does.
+    #[test]
+    fn dotnet_named_floating_point_literals_are_read() {
+        let score =
+            |text: &str| read(&format!(r#"{{"Content":"x","Score":{text}}}"#)).map(|r| r.score);
+        assert!(score(r#""NaN""#).unwrap().is_nan());
+        assert!(score(r#""\u004eaN""#).unwrap().is_nan());
+        assert_eq!(score(r#""Infinity""#).unwrap(), f32::INFINITY);
+        assert_eq!(score(r#""-Infinity""#).unwrap(), f32::NEG_INFINITY);
+        // A JSON number still has to fit: 1e39 is no infinity .NET meant.
+        assert!(score("1e39").is_err());
     }
 
     #[test]

@@ -33,8 +33,8 @@ use report::{About, RunReport};
 use run::Ending;
 
 /// Runs `batch`: exit 0 when every line gave a context, 2 when some gave an error (all other
-/// lines are still written) or the input or options are bad, 1 when the output cannot be
-/// written.
+/// lines are still written; 0 with `--exit-zero`) or the input or options are bad, 1 when
+/// the output cannot be written.
 pub(crate) fn run(args: &BatchArgs) -> ExitCode {
     match run_batch(args) {
         Ok(code) => code,
@@ -82,7 +82,7 @@ fn run_batch(args: &BatchArgs) -> Result<ExitCode, Failure> {
     if let Ending::InputFailed(failure) = ending {
         return Err(failure);
     }
-    Ok(if summary.failed() {
+    Ok(if summary.failed() && !args.exit_zero {
         ExitCode::from(EXIT_BAD_INPUT)
     } else {
         ExitCode::SUCCESS

@@ -9,7 +9,7 @@ use mentor_context::MentorRagResult;
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
-use crate::input::{Input, io_problem};
+use crate::input::{Input, io_problem, not_utf8, other_unicode};
 use crate::output::Failure;
 
 /// One non-blank line of the input, not yet parsed.
@@ -52,7 +52,18 @@ impl Lines {
                 (Box::new(file), Some(size))
             }
         };
-        Ok((Lines::new(reader, name), size))
+        let mut lines = Lines::new(reader, name);
+        // No line of a UTF-16 file would read: one line says why, before the run, rather
+        // than one error per line. (A read error here is met again by the first line.)
+        // Standard input is not looked at here: that would wait for it before the `--report`
+        // page is first written; its first line is checked instead.
+        if !input.is_stdin()
+            && let Ok(start) = lines.reader.fill_buf()
+            && let Some(encoding) = other_unicode(start)
+        {
+            return Err(input.fail(not_utf8(encoding)));
+        }
+        Ok((lines, size))
     }
 
     /// The lines of `reader`, called `name` in messages.
@@ -114,6 +125,16 @@ impl Lines {
             // Some Windows tools start UTF-8 files with a byte order mark; it is not JSON.
             if self.number == 1 && bytes.starts_with(b"\xef\xbb\xbf") {
                 bytes.drain(..3);
+            }
+            // Standard input's encoding, which `open` leaves to its first line.
+            if self.number == 1
+                && let Some(encoding) = other_unicode(bytes)
+            {
+                return Err(Failure::bad_input(format!(
+                    "{}: {}",
+                    self.name,
+                    not_utf8(encoding)
+                )));
             }
             if !bytes.iter().all(u8::is_ascii_whitespace) {
                 return Ok(Some((self.number, consumed)));

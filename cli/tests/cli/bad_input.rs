@@ -52,6 +52,48 @@ fn invalid_json() {
     run_with_stdin(&["assemble"], b"not json").bad(&["<stdin>: line 1, column 2", "expected"]);
 }
 
+/// Four mistakes a newcomer makes, each answered with what to do about it.
+#[test]
+fn errors_say_what_to_do() {
+    let pricing = std::fs::read_to_string(PRICING).unwrap();
+    // What Windows PowerShell 5's `>` writes: UTF-16, little-endian, with a byte order mark.
+    let mut utf16 = vec![0xff, 0xfe];
+    utf16.extend(pricing.encode_utf16().flat_map(u16::to_le_bytes));
+    let utf16_problem = "encoded in UTF-16 (little-endian), not UTF-8; save it as UTF-8";
+    bad_file(&utf16, &[utf16_problem]);
+    let unmarked: Vec<u8> = pricing.encode_utf16().flat_map(u16::to_be_bytes).collect();
+    bad_file(&unmarked, &["encoded in UTF-16 (big-endian), not UTF-8"]);
+    let lines = TempFile::new("utf16.jsonl", &utf16);
+    run(&["batch", lines.path()]).bad(&[lines.path(), utf16_problem]);
+    // Standard input is read as it comes (the `--report` page is written before it): its
+    // first line stops the run, after the summary of no request.
+    let piped = run_with_stdin(&["batch"], &utf16);
+    assert_eq!(
+        (piped.code, piped.stdout.as_str()),
+        (Some(2), ""),
+        "{piped:#?}"
+    );
+    let problem = format!("mentor-context: <stdin>: {utf16_problem}\n");
+    assert!(piped.stderr.ends_with(&problem), "{piped:#?}");
+    assert!(
+        piped
+            .stderr
+            .starts_with("mentor-context: batch: 0 requests"),
+        "{piped:#?}"
+    );
+
+    bad_file(
+        br#"{"content": "x", "score": 1}"#,
+        &["found an object, a single result: wrap it in [ ]"],
+    );
+    run(&["assemble", "--encoding", "gpt-4o"]).bad(&[
+        "--encoding",
+        "`gpt-4o` is a model, not an encoding: use --model gpt-4o (or --encoding o200k_base)",
+    ]);
+    let too_large = format!("too large; at most {}", usize::MAX);
+    run(&["assemble", "--budget", "99999999999999999999"]).bad(&["--budget", &too_large]);
+}
+
 #[test]
 fn invalid_utf8() {
     // The first bad byte is the 19th of line 2: `  {"content": "caf` takes 18.

@@ -10,8 +10,9 @@ const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/batch.js
 
 /// Good lines, bad lines, a blank line and ids of several JSON types. Physical lines:
 /// 1 array, 2 blank, 3 object with a string id, 4 broken JSON, 5 no `content`, 6 a NaN-like
-/// score string, 7 an object id with its own budget, 8 whitespace only, 9 a number id with an
-/// unknown key, 10 a null id, 11 an array id and CRLF ending, 12 not UTF-8.
+/// score string .NET would not write, 7 an object id with its own budget, 8 whitespace only,
+/// 9 a number id with an unknown key, 10 a null id, 11 an array id and CRLF ending, 12 not
+/// UTF-8.
 fn mixed_batch() -> Vec<u8> {
     let good = r#"[{"content":"Plan B costs 12 EUR a month.","title":"Prices","score":0.9},{"content":"Plan A is free.","score":0.5}]"#;
     let mut text = String::new();
@@ -20,7 +21,7 @@ fn mixed_batch() -> Vec<u8> {
     text.push_str(&format!("{{\"id\":\"req-3\",\"results\":{good}}}\n"));
     text.push_str("[{\"content\": \"unterminated\n");
     text.push_str("{\"id\":5,\"results\":[{\"title\":\"No content\",\"score\":0.5}]}\n");
-    text.push_str("{\"id\":6.5,\"results\":[{\"content\":\"x\",\"score\":\"NaN\"}]}\n");
+    text.push_str("{\"id\":6.5,\"results\":[{\"content\":\"x\",\"score\":\"nan\"}]}\n");
     text.push_str(&format!(
         "{{\"id\":{{\"user\":\"u\",\"turn\":2}},\"results\":{good},\"budget\":12}}\n"
     ));
@@ -210,10 +211,14 @@ fn a_batch_of_good_lines_exits_0_and_can_write_to_a_file() {
 }
 
 #[test]
-fn the_example_file_runs() {
-    let run = run(&["batch", "--budget", "400", EXAMPLE]);
-    assert_eq!(run.code, Some(2), "its last line lacks content: {run:#?}");
-    let reports = lines(&run);
+fn the_example_file_runs_and_exits_0_only_with_exit_zero() {
+    let failed = run(&["batch", "--budget", "400", EXAMPLE]);
+    assert_eq!(
+        failed.code,
+        Some(2),
+        "its last line lacks content: {failed:#?}"
+    );
+    let reports = lines(&failed);
     assert_eq!(reports.len(), 4);
     assert_eq!(reports[1]["id"], "support-1");
     assert_eq!(reports[2]["budget"], 120);
@@ -222,6 +227,17 @@ fn the_example_file_runs() {
             .as_str()
             .unwrap()
             .contains("missing field `content`")
+    );
+    // The same lines and the same count of failures, for a script under `set -e`.
+    let zero = run(&["batch", "--budget", "400", "--exit-zero", EXAMPLE]);
+    assert_eq!(
+        (zero.code, &zero.stdout),
+        (Some(0), &failed.stdout),
+        "{zero:#?}"
+    );
+    assert!(
+        summary(&zero).contains("4 requests, 1 failed;"),
+        "{zero:#?}"
     );
 }
 
@@ -240,6 +256,7 @@ fn an_unwritable_output_exits_1() {
 fn bad_input_files_and_options_exit_2_with_one_line() {
     run(&["batch", "no-such-file.jsonl"]).bad(&["no-such-file.jsonl", "no such file"]);
     run(&["batch", "--jobs", "0"]).bad(&["--jobs", "at least 1"]);
+    run(&["batch", "--exit-zero", "no-such-file.jsonl"]).bad(&["no such file"]);
     run(&["batch", "--encoding", "p50k_base", "--engine", "bpe-openai"]).bad(&[
         "--engine",
         "bpe-openai",
@@ -278,59 +295,6 @@ fn a_bad_line_budget_is_that_line_s_error() {
         reports[1]
     );
     assert_eq!(reports[2]["budget"], 100);
-}
-
-/// `bench --batch` times the requests of a batch file in turn, each under the budget its line
-/// sets: the last timed request's count shows which request and which budget were timed.
-#[test]
-fn bench_batch_times_each_request_under_its_own_budget() {
-    let good = r#"[{"content":"Plan B costs 12 EUR a month. Plan C costs 30 EUR a month, with support.","title":"Prices","score":0.9},{"content":"Plan A is free.","score":0.5}]"#;
-    let batch = format!(
-        "{{\"id\":1,\"results\":{good}}}\n\n{{\"id\":2,\"results\":{good},\"budget\":12}}\n{{\"broken\n"
-    );
-    let file = TempFile::new("bench.jsonl", batch.as_bytes());
-    let assembled = |budget: &str| {
-        run_with_stdin(
-            &["assemble", "--json", "--budget", budget, "-"],
-            good.as_bytes(),
-        )
-        .json()["tokenCount"]
-            .clone()
-    };
-    let (full, small) = (assembled("1000"), assembled("12"));
-    assert_ne!(full, small, "the two budgets give different counts");
-    let bench = |iterations: &str| {
-        let args = [
-            "bench",
-            "--json",
-            "--budget",
-            "1000",
-            "--batch",
-            "--requests",
-            "2",
-            "--iterations",
-            iterations,
-            file.path(),
-        ];
-        run(&args).json()
-    };
-    // Two requests are held (the broken third line is never read): the 2nd assembly is the
-    // second request, at its budget of 12; the 3rd is the first again.
-    let second = bench("2");
-    assert_eq!(second["iterations"], 2);
-    assert_eq!(second["tokenCount"], small);
-    assert_eq!(bench("3")["tokenCount"], full);
-    // By default each request held is timed once; one request without --batch, 200 times.
-    let each = run(&["bench", "--json", "--batch", "--requests", "2", file.path()]).json();
-    assert_eq!(each["iterations"], 2);
-    let one = run_with_stdin(&["bench", "--json", "-"], good.as_bytes()).json();
-    assert_eq!(one["iterations"], 200);
-    // Reading on, the broken line stops the bench, named; so does a file with no request.
-    let args = ["bench", "--batch", "--requests", "3", file.path()];
-    run(&args).bad(&["line 4:", "bench.jsonl"]);
-    let empty = TempFile::new("empty.jsonl", b"\n  \n");
-    run(&["bench", "--batch", empty.path()]).bad(&["no requests to time"]);
-    run(&["bench", "--requests", "2", file.path()]).bad(&["--batch"]);
 }
 
 /// `batch --jobs {jobs}` over `file` as the user `nobody`, allowed `tasks` processes and

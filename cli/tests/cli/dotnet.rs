@@ -107,11 +107,41 @@ fn scores_given_as_strings_are_numbers() {
     assert!((chips[0]["score"].as_f64().unwrap() - 0.91).abs() < 1e-6);
 }
 
+/// System.Text.Json with `AllowNamedFloatingPointLiterals` writes a score that is not finite
+/// as a string; each is ranked by its value, and JSON, which has no such number, gets `null`.
+#[test]
+fn named_floating_point_scores_are_read_and_ranked() {
+    let report = report("named-scores.json");
+    check_report(&report, Encoding::O200kBase, 4000);
+    let titles: Vec<&str> = citations(&report)
+        .iter()
+        .map(|chip| chip["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "Pinned notice",
+            "Invoices",
+            "Support",
+            "Subscription plans and prices"
+        ]
+    );
+    let scores: Vec<&Value> = citations(&report)
+        .iter()
+        .map(|chip| &chip["score"])
+        .collect();
+    assert!(
+        scores[0].is_null() && scores[2].is_null() && scores[3].is_null(),
+        "{scores:?}"
+    );
+    assert!((scores[1].as_f64().unwrap() - 0.74).abs() < 1e-6);
+}
+
 #[test]
 fn shapes_that_are_not_an_array_are_named() {
     run(&["assemble", &dotnet("single-object.json")]).bad(&[
         "single-object.json: line 1, column 1",
-        "expected a JSON array of results, found an object (for many requests use `mentor-context batch`)",
+        "expected a JSON array of results, found an object, a single result: wrap it in [ ]",
     ]);
     run(&["assemble", &dotnet("wrapped.json")]).bad(&[
         "line 1, column 1",
