@@ -201,14 +201,35 @@ impl PromptAssembler {
         conversation: &[Message],
         results: &'r [MentorRagResult],
     ) -> Result<Prompt<'r>, Error> {
+        self.assemble_counting(conversation, results).0
+    }
+
+    /// [`assemble`](Self::assemble), and the bytes it handed the tokenizer (the context's
+    /// assembly included): what the cost tests and benches read.
+    pub(crate) fn assemble_counting<'r>(
+        &self,
+        conversation: &[Message],
+        results: &'r [MentorRagResult],
+    ) -> (Result<Prompt<'r>, Error>, usize) {
+        let mut bytes = 0;
+        let prompt = self.assemble_measured(conversation, results, &mut bytes);
+        (prompt, bytes)
+    }
+
+    fn assemble_measured<'r>(
+        &self,
+        conversation: &[Message],
+        results: &'r [MentorRagResult],
+        bytes_tokenized: &mut usize,
+    ) -> Result<Prompt<'r>, Error> {
         let available = self.inner.window - self.inner.reserve;
         let bound = available
             .saturating_mul(self.inner.template.counter().max_token_bytes())
             .saturating_add(1);
         match untrusted::results(results, self.inner.template.control(), bound) {
-            Cow::Borrowed(results) => self.assemble_neutral(conversation, results),
+            Cow::Borrowed(results) => self.assemble_neutral(conversation, results, bytes_tokenized),
             Cow::Owned(results) => self
-                .assemble_neutral(conversation, &results)
+                .assemble_neutral(conversation, &results, bytes_tokenized)
                 .map(Prompt::into_owned),
         }
     }
@@ -218,6 +239,7 @@ impl PromptAssembler {
         &self,
         conversation: &[Message],
         results: &'r [MentorRagResult],
+        bytes_tokenized: &mut usize,
     ) -> Result<Prompt<'r>, Error> {
         let inner = &*self.inner;
         let template = &inner.template;
@@ -360,6 +382,7 @@ impl PromptAssembler {
                 Message::from_value(value).map_err(|problem| Error::Conversation { problem })
             })
             .collect::<Result<Vec<_>, _>>()?;
+        *bytes_tokenized += counting.bytes_tokenized;
         Ok(Prompt {
             prompt: fitted.rendered.text,
             messages,
@@ -482,10 +505,11 @@ impl PromptAssembler {
         counting: &mut Counting<'_>,
     ) -> Result<Fitted<'c>, Error> {
         let inner = &*self.inner;
-        let context = match inner.assembler.with_budget(budget) {
-            Ok(assembler) => assembler.assemble(results),
-            Err(_) => inner.empty.assemble(results),
+        let (context, stats) = match inner.assembler.with_budget(budget) {
+            Ok(assembler) => assembler.run(results),
+            Err(_) => inner.empty.run(results),
         };
+        counting.bytes_tokenized += stats.bytes_tokenized;
         let kept_from = chat.history.start
             + turns
                 .get(first)
