@@ -17,7 +17,7 @@ use super::untrusted;
 use super::{ChatTemplate, ConversationDate, Message};
 use crate::error::Error;
 use crate::tokenizer::TokenCache;
-use crate::{AssembledContext, Assembler, MentorRagResult, OmitReason};
+use crate::{AssembledContext, Assembler, MentorRagResult};
 
 /// Fits conversations and results to a model's window: built once by
 /// [`PromptBuilder::build`], `Send + Sync`, cheap to clone.
@@ -319,13 +319,9 @@ impl PromptAssembler {
             }
         };
 
-        // Room the context left unused goes back to the history.
-        let all_placed = !fitted
-            .context
-            .omitted
-            .iter()
-            .any(|o| o.reason == OmitReason::DidNotFit);
-        if first > 0 && all_placed && total < available {
+        // Room the context left unused (all its results placed, or a block too big for what
+        // was left) goes back to the history.
+        if first > 0 && total < available {
             let mut wider = limit.saturating_add(available - total);
             if let Some(cap) = inner.history_max_tokens {
                 wider = wider.min(cap);
