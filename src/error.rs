@@ -145,6 +145,48 @@ pub enum Error {
         /// The budget.
         budget: usize,
     },
+    /// A chat template that cannot be used: it does not compile, it raised an exception, it
+    /// ran out of fuel or wrote too much, or its file is not a template. The problem names the
+    /// file and line where known.
+    #[error("chat template: {problem}")]
+    ChatTemplate {
+        /// What is wrong, in words.
+        problem: String,
+    },
+    /// A conversation that cannot be fitted as given: empty, not ending with the user's
+    /// question, a role that is not a name, or a message the template's kind cannot write.
+    #[error("conversation: {problem}")]
+    Conversation {
+        /// What is wrong, naming the message.
+        problem: String,
+    },
+    /// The system message, the question, the template's framing and the answer's reserve
+    /// alone take more than the window: nothing can be dropped or cut to fit them.
+    #[error(
+        "the system message, the question and the chat template take {needed} tokens, and with \
+         the answer's reserve of {reserve} that is more than the window of {window}"
+    )]
+    PromptTooLarge {
+        /// Tokens of the smallest prompt: no history, no context.
+        needed: usize,
+        /// The answer's reserve.
+        reserve: usize,
+        /// The model's window.
+        window: usize,
+    },
+    /// A date that is not a day of the calendar written `YYYY-MM-DD` (years 1 to 9999).
+    #[error("invalid date `{date}` (expected YYYY-MM-DD)")]
+    InvalidDate {
+        /// The date as given.
+        date: String,
+    },
+    /// A whole-prompt setting that cannot work (a reserve that takes the whole window, a
+    /// placement the template does not read, a dialect).
+    #[error("{problem}")]
+    PromptSetting {
+        /// What is wrong, in words.
+        problem: String,
+    },
 }
 
 impl Error {

@@ -143,6 +143,7 @@ pub mod machinery;
 mod meter;
 mod offsets;
 mod options;
+pub mod prompt;
 mod provenance;
 mod record;
 pub mod seal;

@@ -140,7 +140,10 @@ impl Assembler {
         self.run(results)
     }
 
-    fn run<'r>(&self, results: &'r [MentorRagResult]) -> (AssembledContext<'r>, AssemblyStats) {
+    pub(crate) fn run<'r>(
+        &self,
+        results: &'r [MentorRagResult],
+    ) -> (AssembledContext<'r>, AssemblyStats) {
         let Inner { config, frame } = &*self.inner;
         Assembly::new(config, frame).run(results)
     }

@@ -6,8 +6,10 @@
 
 use serde::Deserializer;
 
+use crate::MentorRagResult;
 pub use crate::assembler::{AssemblyStats, BlockParts, Part, TextParts};
 pub use crate::offsets::IndexedText;
+use crate::prompt::{Message, Prompt, PromptAssembler};
 use crate::wire::{ParsedResults, UnknownProperties};
 use crate::{AssembledContext, Assembler};
 
@@ -91,3 +93,23 @@ mod workers;
 pub use workers::{
     MAX_WORKERS_PER_CORE, WORKER_STACK, WorkersNotStarted, max_workers, start_workers,
 };
+
+/// [`PromptAssembler::assemble`], and the bytes it handed the tokenizer (the context's
+/// assembly included): what a warm turn saves, for the benches and the cost tests.
+///
+/// ```
+/// use mentor_context::machinery::prompt_with_stats;
+/// use mentor_context::prompt::{ChatTemplate, Message, PromptBuilder};
+///
+/// let prompts = PromptBuilder::new(ChatTemplate::harmony(), 2000).reserve(500).build()?;
+/// let (prompt, bytes) = prompt_with_stats(&prompts, &[Message::user("Hello?")], &[]);
+/// assert!(prompt?.prompt.unwrap().len() >= bytes);
+/// # Ok::<(), mentor_context::Error>(())
+/// ```
+pub fn prompt_with_stats<'r>(
+    prompts: &PromptAssembler,
+    conversation: &[Message],
+    results: &'r [MentorRagResult],
+) -> (Result<Prompt<'r>, crate::Error>, usize) {
+    prompts.assemble_counting(conversation, results)
+}

@@ -108,6 +108,32 @@ impl HuggingFaceTokenizer {
             .unwrap_or_default()
     }
 
+    /// The file's added tokens, with whether each is special: what a chat template's control
+    /// tokens are drawn from.
+    pub(crate) fn added_tokens(&self) -> Vec<(String, bool)> {
+        let mut tokens: Vec<(u32, String, bool)> = self
+            .tokenizer
+            .get_added_tokens_decoder()
+            .into_iter()
+            .map(|(id, token)| (id, token.content, token.special))
+            .collect();
+        tokens.sort_unstable_by_key(|(id, _, _)| *id);
+        tokens
+            .into_iter()
+            .map(|(_, content, special)| (content, special))
+            .collect()
+    }
+
+    /// Whether U+200B survives the file's normalizer (the neutralizer of control tokens
+    /// relies on it: a normalizer that removed it would join a broken token again).
+    pub(crate) fn keeps_zero_width_space(&self) -> bool {
+        self.tokenizer.encode("a\u{200b}a", false).is_ok_and(|e| {
+            e.get_offsets()
+                .iter()
+                .any(|&(start, end)| (start..end).contains(&1))
+        })
+    }
+
     /// Whether splits are exact by the rule of the file's pre-tokenizer (`false`: the
     /// assembler recounts the whole text).
     #[must_use]

@@ -23,3 +23,4 @@ mod properties;
 mod reading;
 mod selection;
 mod snapshots;
+mod whole_prompt;

@@ -1,0 +1,192 @@
+//! [`PromptBuilder`]: the whole prompt's configuration, checked once by
+//! [`build`](PromptBuilder::build).
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use super::assemble::PromptAssembler;
+use super::{ChatTemplate, ConversationDate};
+use crate::ContextBuilder;
+use crate::error::Error;
+use crate::tokenizer::TokenCache;
+
+/// Where the context goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum ContextPlacement {
+    /// Before the question, in the last user message. The system message and the history
+    /// stay a stable prefix that providers' and servers' prompt caches keep hitting.
+    #[default]
+    User,
+    /// After the system message's text (one is added if the conversation has none). The
+    /// prompt then changes from the system message on whenever the results do.
+    System,
+    /// As the template's `documents` (Command-R's and Granite's templates read them), one
+    /// per block, `{"title", "text"}`, in chip order.
+    Documents,
+}
+
+impl ContextPlacement {
+    /// Every placement, in declaration order.
+    pub const ALL: [ContextPlacement; 3] = [
+        ContextPlacement::User,
+        ContextPlacement::System,
+        ContextPlacement::Documents,
+    ];
+
+    /// The name: `user`, `system`, `documents`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ContextPlacement::User => "user",
+            ContextPlacement::System => "system",
+            ContextPlacement::Documents => "documents",
+        }
+    }
+}
+
+impl fmt::Display for ContextPlacement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for ContextPlacement {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ContextPlacement::ALL
+            .into_iter()
+            .find(|p| p.as_str().eq_ignore_ascii_case(s))
+            .ok_or_else(|| Error::unknown_name("context placement", s, "user, system or documents"))
+    }
+}
+
+/// The configuration of a [`PromptAssembler`]: the model's chat template and window, then
+/// what differs from the defaults; [`build`](Self::build) checks it once.
+///
+/// ```
+/// use mentor_context::prompt::{ChatTemplate, ContextPlacement, PromptBuilder};
+/// use mentor_context::Encoding;
+///
+/// let prompts = PromptBuilder::new(ChatTemplate::openai(Encoding::O200kBase), 128_000)
+///     .reserve(4096)
+///     .history_max_tokens(20_000)
+///     .context_in(ContextPlacement::System)
+///     .build()?;
+/// assert_eq!(prompts.window(), 128_000);
+/// # Ok::<(), mentor_context::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+#[must_use]
+pub struct PromptBuilder {
+    pub(super) template: ChatTemplate,
+    pub(super) window: usize,
+    pub(super) reserve: usize,
+    pub(super) context: ContextBuilder,
+    pub(super) placement: ContextPlacement,
+    pub(super) date: Option<ConversationDate>,
+    pub(super) history_max_tokens: Option<usize>,
+    pub(super) trim_step: f64,
+    pub(super) special_tokens_in_messages: bool,
+    pub(super) cache: Option<TokenCache>,
+}
+
+/// The answer's reserve unless one is set.
+pub const DEFAULT_RESERVE: usize = 1024;
+
+/// The share of the history's room a trim leaves free unless one is set.
+pub const DEFAULT_TRIM_STEP: f64 = 0.25;
+
+impl PromptBuilder {
+    /// A configuration for `template` and a model `window` of that many tokens (prompt and
+    /// answer together), with every other setting at its default.
+    pub fn new(template: ChatTemplate, window: usize) -> PromptBuilder {
+        PromptBuilder {
+            template,
+            window,
+            reserve: DEFAULT_RESERVE,
+            context: ContextBuilder::new(0),
+            placement: ContextPlacement::User,
+            date: None,
+            history_max_tokens: None,
+            trim_step: DEFAULT_TRIM_STEP,
+            special_tokens_in_messages: false,
+            cache: None,
+        }
+    }
+
+    /// Keeps `reserve` tokens of the window free for the answer. Default: 1024
+    /// ([`DEFAULT_RESERVE`]).
+    pub fn reserve(mut self, reserve: usize) -> Self {
+        self.reserve = reserve;
+        self
+    }
+
+    /// The context's options (format, header, limits, ...): everything but its budget, which
+    /// the fitting decides, and its tokenizer, which is the template's. Default:
+    /// `ContextBuilder::new(0)`, the assembler's defaults.
+    pub fn context(mut self, context: ContextBuilder) -> Self {
+        self.context = context;
+        self
+    }
+
+    /// Where the context goes. Default: [`ContextPlacement::User`].
+    pub fn context_in(mut self, placement: ContextPlacement) -> Self {
+        self.placement = placement;
+        self
+    }
+
+    /// The conversation's date, for templates that write one (Harmony's "Current date",
+    /// `strftime_now` in Llama 3.1's). Default: today, in UTC; pin it so that the same
+    /// conversation renders the same bytes on any day.
+    pub fn date(mut self, date: impl Into<Option<ConversationDate>>) -> Self {
+        self.date = date.into();
+        self
+    }
+
+    /// Caps the history at `max` tokens; `None` lets it take half of the room (and what the
+    /// context leaves). Default: `None`.
+    pub fn history_max_tokens(mut self, max: impl Into<Option<usize>>) -> Self {
+        self.history_max_tokens = max.into();
+        self
+    }
+
+    /// When turns must be dropped, drop enough to leave this share of the history's room
+    /// free (from 0.0, keep as much as fits, to below 1.0), so the next turns need no trim.
+    /// Default: 0.25 ([`DEFAULT_TRIM_STEP`]).
+    pub fn trim_step(mut self, step: f64) -> Self {
+        self.trim_step = step;
+        self
+    }
+
+    /// Lets the conversation's messages keep the model's control-token strings, for callers
+    /// who write them on purpose. Results are always neutralized. Default: `false`.
+    pub fn special_tokens_in_messages(mut self, allow: bool) -> Self {
+        self.special_tokens_in_messages = allow;
+        self
+    }
+
+    /// Remembers counts across requests: the history's messages and the results' blocks are
+    /// tokenized once. Shared with the context's assembler. Default: none.
+    pub fn cache(mut self, cache: impl Into<Option<TokenCache>>) -> Self {
+        self.cache = cache.into();
+        self
+    }
+
+    /// Checks the configuration and builds the assembler.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::PromptSetting`] when the reserve takes the whole window, the trim step is
+    ///   not in `0.0..1.0`, the context's builder names a dialect (Anthropic, Bedrock and
+    ///   Gemini publish no tokenizer, so no whole prompt can be exact for them), or the
+    ///   context goes to `documents` and the template does not read them;
+    /// - what [`ContextBuilder::build`] refuses in the context's options.
+    pub fn build(self) -> Result<PromptAssembler, Error> {
+        PromptAssembler::new(self)
+    }
+}

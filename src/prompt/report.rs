@@ -1,0 +1,97 @@
+//! What fitting a prompt returns.
+
+use serde::Serialize;
+
+use super::Message;
+use crate::AssembledContext;
+
+/// A whole prompt, fitted to the window: what to send, and how the window was shared.
+///
+/// Serialized (camelCase), it is what the command's `prompt --json` writes.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Prompt<'r> {
+    /// The prompt text, as the model's template writes it (absent for OpenAI's chat models,
+    /// whose messages are what is sent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// The messages as rendered: the kept history, with the context placed and control
+    /// tokens neutralized.
+    pub messages: Vec<Message>,
+    /// With the context as `documents`: what the template was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub documents: Option<Vec<TemplateDocument>>,
+    /// The prompt's exact token count. `token_count + reserve <= window`.
+    pub token_count: usize,
+    /// The model's window.
+    pub window: usize,
+    /// The tokens kept free for the answer.
+    pub reserve: usize,
+    /// How `token_count` splits between the parts.
+    pub parts: PromptParts,
+    /// The messages dropped from the history, oldest first.
+    pub dropped: Vec<DroppedMessage>,
+    /// The context's report, as [`Assembler::assemble`](crate::Assembler::assemble) gives
+    /// it: its text, citations and omissions.
+    pub context: AssembledContext<'r>,
+}
+
+impl Prompt<'_> {
+    /// The same prompt, owning everything: to keep it past the results.
+    #[must_use]
+    pub fn into_owned(self) -> Prompt<'static> {
+        Prompt {
+            prompt: self.prompt,
+            messages: self.messages,
+            documents: self.documents,
+            token_count: self.token_count,
+            window: self.window,
+            reserve: self.reserve,
+            parts: self.parts,
+            dropped: self.dropped,
+            context: self.context.into_owned(),
+        }
+    }
+}
+
+/// A document as a template's `documents` takes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct TemplateDocument {
+    /// The chip's title (its source URL when it has none).
+    pub title: String,
+    /// The block's content, as much as fitted.
+    pub text: String,
+}
+
+/// The parts of a prompt's count. Each of `system`, `history`, `context` and `question` is its
+/// text counted alone (`history`: the kept messages' text contents); `template` is the rest:
+/// the template's own framing (control tokens, role headers, separators), any field that is
+/// not text, and the difference a part's edges make when joined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[non_exhaustive]
+pub struct PromptParts {
+    /// The template's framing: `token_count` less the other parts.
+    pub template: usize,
+    /// The system message's text.
+    pub system: usize,
+    /// The kept history's text.
+    pub history: usize,
+    /// The context (its report's `tokenCount`).
+    pub context: usize,
+    /// The question's text.
+    pub question: usize,
+}
+
+/// A message of the history left out for lack of room.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct DroppedMessage {
+    /// Its index in the conversation.
+    pub index: usize,
+    /// Its role.
+    pub role: String,
+    /// Its share of the prompt had it been kept: its framing and content.
+    pub tokens: usize,
+}

@@ -1,0 +1,203 @@
+//! The `tojson` filter as `transformers` gives it to chat templates: Python's
+//! `json.dumps(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False)`.
+//!
+//! That is not minijinja's `tojson` (compact, with `<`, `>`, `&` and `'` escaped for HTML), nor
+//! `serde_json`'s: Python separates with `", "` and `": "`, keeps non-ASCII text as it is, writes
+//! floats as `repr` does (`1.0`, `1e+16`) and keeps a dict's keys in insertion order. A tool
+//! call's arguments written another way tokenize differently, so the count would be wrong.
+
+use minijinja::value::{Kwargs, Value, ValueKind};
+use minijinja::{Error, ErrorKind};
+
+use super::python::{f64_of_float, float_repr};
+
+/// How `json.dumps` was asked to write.
+struct Style {
+    indent: Option<String>,
+    item_separator: String,
+    key_separator: String,
+    sort_keys: bool,
+    ensure_ascii: bool,
+}
+
+/// The filter: `value | tojson`, `tojson(indent=2)`, `tojson(separators=(",", ":"))`, ...
+#[allow(clippy::needless_pass_by_value)] // minijinja hands filters their keyword arguments by value
+pub(super) fn tojson(value: &Value, kwargs: Kwargs) -> Result<Value, Error> {
+    let indent: Option<Value> = kwargs.get("indent")?;
+    let separators: Option<Value> = kwargs.get("separators")?;
+    let sort_keys: Option<bool> = kwargs.get("sort_keys")?;
+    let ensure_ascii: Option<bool> = kwargs.get("ensure_ascii")?;
+    kwargs.assert_all_used()?;
+    let indent = match indent {
+        None => None,
+        Some(v) if v.is_none() => None,
+        Some(v) if v.kind() == ValueKind::String => {
+            Some(v.as_str().unwrap_or_default().to_string())
+        }
+        Some(v) => {
+            let n =
+                i64::try_from(v).map_err(|_| invalid("indent must be an integer or a string"))?;
+            Some(" ".repeat(usize::try_from(n.clamp(0, 64)).unwrap_or(0)))
+        }
+    };
+    let (item_separator, key_separator) = match separators {
+        Some(v) if !v.is_none() => {
+            let items: Vec<Value> = v
+                .try_iter()
+                .map_err(|_| invalid("separators must be a pair of strings"))?
+                .collect();
+            match items.as_slice() {
+                [item, key] if item.as_str().is_some() && key.as_str().is_some() => (
+                    item.as_str().unwrap_or_default().to_string(),
+                    key.as_str().unwrap_or_default().to_string(),
+                ),
+                _ => return Err(invalid("separators must be a pair of strings")),
+            }
+        }
+        // Python's defaults: no spaces at line ends when indenting.
+        _ if indent.is_some() => (",".to_string(), ": ".to_string()),
+        _ => (", ".to_string(), ": ".to_string()),
+    };
+    let style = Style {
+        indent,
+        item_separator,
+        key_separator,
+        sort_keys: sort_keys.unwrap_or(false),
+        ensure_ascii: ensure_ascii.unwrap_or(false),
+    };
+    let mut out = String::new();
+    write(&mut out, value, &style, 0)?;
+    Ok(Value::from(out))
+}
+
+fn invalid(message: &str) -> Error {
+    Error::new(ErrorKind::InvalidOperation, format!("tojson: {message}"))
+}
+
+/// Nesting deeper than this is refused: Python's own limit is its recursion limit, about 1,000.
+const MAX_DEPTH: usize = 256;
+
+fn write(out: &mut String, value: &Value, style: &Style, depth: usize) -> Result<(), Error> {
+    if depth > MAX_DEPTH {
+        return Err(invalid("the value is nested too deeply"));
+    }
+    match value.kind() {
+        ValueKind::None => out.push_str("null"),
+        ValueKind::Bool => out.push_str(if value.is_true() { "true" } else { "false" }),
+        ValueKind::Number => match f64_of_float(value) {
+            Some(x) if x.is_nan() => out.push_str("NaN"),
+            Some(x) if x.is_infinite() => {
+                out.push_str(if x > 0.0 { "Infinity" } else { "-Infinity" });
+            }
+            Some(x) => out.push_str(&float_repr(x)),
+            None => out.push_str(&value.to_string()),
+        },
+        ValueKind::String => {
+            write_string(out, value.as_str().unwrap_or_default(), style.ensure_ascii);
+        }
+        ValueKind::Seq | ValueKind::Iterable => {
+            let items: Vec<Value> = value.try_iter()?.collect();
+            write_container(out, style, depth, '[', ']', items.len(), |out, i| {
+                write(out, &items[i], style, depth + 1)
+            })?;
+        }
+        ValueKind::Map => {
+            let mut keys: Vec<Value> = value.try_iter()?.collect();
+            if style.sort_keys {
+                keys.sort_by_cached_key(ToString::to_string);
+            }
+            write_container(out, style, depth, '{', '}', keys.len(), |out, i| {
+                let key = &keys[i];
+                write_key(out, key, style)?;
+                out.push_str(&style.key_separator);
+                write(out, &value.get_item(key)?, style, depth + 1)
+            })?;
+        }
+        kind => {
+            return Err(invalid(&format!(
+                "a value of type {kind} is not JSON serializable"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn write_container(
+    out: &mut String,
+    style: &Style,
+    depth: usize,
+    open: char,
+    close: char,
+    len: usize,
+    mut item: impl FnMut(&mut String, usize) -> Result<(), Error>,
+) -> Result<(), Error> {
+    out.push(open);
+    if len == 0 {
+        out.push(close);
+        return Ok(());
+    }
+    for i in 0..len {
+        if i > 0 {
+            out.push_str(&style.item_separator);
+        }
+        if let Some(indent) = &style.indent {
+            out.push('\n');
+            out.push_str(&indent.repeat(depth + 1));
+        }
+        item(out, i)?;
+    }
+    if let Some(indent) = &style.indent {
+        out.push('\n');
+        out.push_str(&indent.repeat(depth));
+    }
+    out.push(close);
+    Ok(())
+}
+
+/// Keys as Python writes them: strings as they are; `True`, `None` and numbers as their JSON
+/// text in quotes.
+fn write_key(out: &mut String, key: &Value, style: &Style) -> Result<(), Error> {
+    match key.kind() {
+        ValueKind::String => {
+            write_string(out, key.as_str().unwrap_or_default(), style.ensure_ascii);
+        }
+        ValueKind::None | ValueKind::Bool | ValueKind::Number => {
+            let mut text = String::new();
+            write(&mut text, key, style, 0)?;
+            write_string(out, &text, style.ensure_ascii);
+        }
+        kind => {
+            return Err(invalid(&format!(
+                "keys must be str, int, float, bool or None, not {kind}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A JSON string as Python writes it: `"` and `\` escaped, `\n`, `\r`, `\t`, `\b`, `\f` by
+/// name, other controls below U+0020 as `\u00XX`; everything else as it is, unless
+/// `ensure_ascii` asks for `\uXXXX` (surrogate pairs above U+FFFF).
+fn write_string(out: &mut String, s: &str, ensure_ascii: bool) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c if ensure_ascii && !c.is_ascii() => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}

@@ -1,0 +1,439 @@
+//! The model's chat template: how a conversation becomes the text (or, for OpenAI's chat
+//! models, the request) the model reads, and which strings in it are control tokens.
+//!
+//! Four kinds, one file each: a Hugging Face Jinja template (`jinja/`, with `hf_config.rs`
+//! reading `tokenizer_config.json`), OpenAI's Harmony format for gpt-oss (`harmony.rs`),
+//! OpenAI's published counting rule for its chat models (`openai.rs`), and Mistral's instruct
+//! format for Tekken files (`mistral.rs`).
+
+mod harmony;
+#[cfg(feature = "huggingface")]
+mod hf_config;
+pub(crate) mod jinja;
+mod mistral;
+mod openai;
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use minijinja::value::Value;
+
+use super::control::ControlTokens;
+use super::date::ConversationDate;
+use crate::error::Error;
+use crate::tokenizer::{Encoding, TekkenTokenizer, TokenCounter};
+use jinja::JinjaTemplate;
+
+/// A model's chat template, with the tokenizer that counts what it writes.
+///
+/// Load it once and share it: it is `Send + Sync` and cheap to clone.
+///
+/// ```
+/// use mentor_context::Encoding;
+/// use mentor_context::prompt::ChatTemplate;
+///
+/// let gpt_4o = ChatTemplate::openai(Encoding::O200kBase);
+/// assert_eq!(gpt_4o.name(), "openai/o200k_base");
+/// assert!(!gpt_4o.writes_text()); // the messages are what is sent
+/// let gpt_oss = ChatTemplate::harmony();
+/// assert!(gpt_oss.writes_text());
+/// ```
+#[derive(Clone)]
+pub struct ChatTemplate {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    kind: Kind,
+    counter: Arc<dyn TokenCounter>,
+    control: ControlTokens,
+    name: String,
+}
+
+enum Kind {
+    Jinja {
+        template: Box<JinjaTemplate>,
+        bos_token: Option<String>,
+        eos_token: Option<String>,
+    },
+    Harmony,
+    OpenAi,
+    Mistral,
+}
+
+impl std::fmt::Debug for ChatTemplate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChatTemplate")
+            .field("name", &self.inner.name)
+            .field("control_tokens", &self.inner.control.tokens().len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a template rendered, ready to count.
+#[derive(Debug)]
+pub(crate) struct Rendered {
+    /// The prompt text, where the template makes one.
+    pub(crate) text: Option<String>,
+    /// The ordinary text to count: ranges of `text`, or (for OpenAI's rule) the messages'
+    /// strings.
+    pub(crate) pieces: Vec<Piece>,
+    /// Tokens outside the pieces: control tokens, OpenAI's tokens per message.
+    pub(crate) fixed_tokens: usize,
+    /// Where the control tokens are in `text`.
+    pub(crate) controls: Vec<Range<usize>>,
+    /// For OpenAI's rule, which has no text: each message's pieces and its own fixed tokens.
+    pub(crate) per_message: Option<Vec<(Range<usize>, usize)>>,
+}
+
+/// One stretch of ordinary text.
+#[derive(Debug, Clone)]
+pub(crate) enum Piece {
+    /// A range of [`Rendered::text`].
+    Span(Range<usize>),
+    /// A string of its own.
+    Owned(String),
+}
+
+impl Rendered {
+    /// The piece's text.
+    pub(crate) fn piece<'a>(&'a self, piece: &'a Piece) -> &'a str {
+        match piece {
+            Piece::Span(range) => self.text.as_deref().map_or("", |t| &t[range.clone()]),
+            Piece::Owned(text) => text,
+        }
+    }
+
+    /// A prompt text split at its control tokens: the stretches between them are the pieces.
+    fn split(text: String, control: &ControlTokens) -> Rendered {
+        let mut pieces = Vec::new();
+        let mut controls = Vec::new();
+        let mut last = 0;
+        for token in control.find(&text) {
+            if token.start > last {
+                pieces.push(Piece::Span(last..token.start));
+            }
+            last = token.end;
+            controls.push(token);
+        }
+        if last < text.len() {
+            pieces.push(Piece::Span(last..text.len()));
+        }
+        Rendered {
+            text: Some(text),
+            pieces,
+            fixed_tokens: controls.len(),
+            controls,
+            per_message: None,
+        }
+    }
+}
+
+/// What a template is given: the messages (already neutralized), the documents where the
+/// context goes there, and the date.
+pub(crate) struct TemplateInput<'a> {
+    pub(crate) messages: &'a [Value],
+    pub(crate) documents: Option<&'a Value>,
+    pub(crate) date: ConversationDate,
+}
+
+impl ChatTemplate {
+    fn new(
+        kind: Kind,
+        counter: Arc<dyn TokenCounter>,
+        control: Vec<String>,
+        name: String,
+    ) -> Result<Self, Error> {
+        let control =
+            ControlTokens::new(control).map_err(|problem| Error::ChatTemplate { problem })?;
+        Ok(ChatTemplate {
+            inner: Arc::new(Inner {
+                kind,
+                counter,
+                control,
+                name,
+            }),
+        })
+    }
+
+    /// OpenAI's chat models (GPT-4o, GPT-4.1, GPT-4, ...), by OpenAI's published rule (the
+    /// OpenAI cookbook, "How to count tokens with tiktoken", `num_tokens_from_messages`): 3
+    /// tokens per message, 1 more per `name`, 3 priming the reply, and every string value
+    /// encoded with the model's `encoding`. There is no prompt text: the messages are what is
+    /// sent. The rule covers string fields only (not tools, images or tool calls).
+    ///
+    /// # Panics
+    ///
+    /// Never: its control tokens are a fixed handful.
+    #[must_use]
+    pub fn openai(encoding: Encoding) -> ChatTemplate {
+        let control = openai::control_tokens(encoding);
+        ChatTemplate::new(
+            Kind::OpenAi,
+            Arc::new(encoding),
+            control,
+            format!("openai/{}", encoding.as_str()),
+        )
+        .expect("a handful of control tokens always builds")
+    }
+
+    /// gpt-oss, in OpenAI's Harmony format, as `openai-harmony`'s
+    /// `render_conversation_for_completion` writes it: a system message with its defaults
+    /// (reasoning `medium`) and the conversation's date, the caller's system text as the
+    /// developer message's instructions, assistant turns on the `final` channel, and
+    /// `<|start|>assistant` to end. Counted with `o200k_base` and Harmony's control tokens.
+    ///
+    /// # Panics
+    ///
+    /// Never: its control tokens are a fixed set.
+    #[must_use]
+    pub fn harmony() -> ChatTemplate {
+        ChatTemplate::new(
+            Kind::Harmony,
+            Arc::new(Encoding::O200kBase),
+            harmony::control_tokens(),
+            "harmony/o200k_harmony".to_string(),
+        )
+        .expect("Harmony's control tokens always build")
+    }
+
+    /// Mistral's instruct format for a Tekken file (`tekken_240718.json`,
+    /// `tekken_240911.json`), as `mistral-common`'s `encode_chat_completion` writes it: system
+    /// prompts joined before the last user message, `[INST]`...`[/INST]` around user turns,
+    /// `</s>` after assistant turns. System, user and assistant messages with text content.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ChatTemplate`] when the file's instruct version is not one this writes.
+    pub fn mistral(tekken: TekkenTokenizer) -> Result<ChatTemplate, Error> {
+        let name = format!("mistral/{}", tekken.name());
+        ChatTemplate::new(
+            Kind::Mistral,
+            Arc::new(tekken),
+            mistral::control_tokens(),
+            name,
+        )
+    }
+
+    /// A Jinja chat template (the `chat_template` of a `tokenizer_config.json`), rendered as
+    /// `transformers`' `apply_chat_template` renders it, counted by `tokenizer`.
+    ///
+    /// `control_tokens` are the strings the model's tokenizer reads as single control tokens
+    /// (its added tokens); they split the prompt for counting and are neutralized in untrusted
+    /// text. `bos_token` and `eos_token` are what the template sees as such (and are control
+    /// tokens too).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ChatTemplate`] when the template does not compile, naming the line.
+    pub fn jinja(
+        source: &str,
+        tokenizer: impl TokenCounter + 'static,
+        control_tokens: impl IntoIterator<Item = String>,
+        bos_token: Option<String>,
+        eos_token: Option<String>,
+    ) -> Result<ChatTemplate, Error> {
+        let template =
+            JinjaTemplate::new(source).map_err(|problem| Error::ChatTemplate { problem })?;
+        let mut control: Vec<String> = control_tokens.into_iter().collect();
+        control.extend(
+            bos_token
+                .iter()
+                .chain(eos_token.iter())
+                .filter(|t| !t.is_empty())
+                .cloned(),
+        );
+        let name = format!("jinja/{}", tokenizer.name());
+        ChatTemplate::new(
+            Kind::Jinja {
+                template: Box::new(template),
+                bos_token,
+                eos_token,
+            },
+            Arc::new(tokenizer),
+            control,
+            name,
+        )
+    }
+
+    /// A model's own chat template and tokenizer: the `chat_template` of its
+    /// `tokenizer_config.json` (`config`), with its `tokenizer.json` loaded as `tokenizer`.
+    /// Needs the `huggingface` feature.
+    ///
+    /// The control tokens are what `transformers`' `sanitize_control_tokens` takes: the
+    /// tokenizer's special tokens, its other added tokens that the template writes (but for
+    /// whitespace, such as Gemma's `"\n"`), and the config's `bos_token` and `eos_token`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ChatTemplate`] when the config has no usable `chat_template`, the template does
+    /// not compile, or the tokenizer's normalizer removes the zero-width space that
+    /// neutralizes control tokens.
+    #[cfg(feature = "huggingface")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "huggingface")))]
+    pub fn hugging_face(
+        config: &[u8],
+        tokenizer: crate::tokenizer::HuggingFaceTokenizer,
+    ) -> Result<ChatTemplate, Error> {
+        let config = hf_config::read(config).map_err(|problem| Error::ChatTemplate {
+            problem: format!("tokenizer_config.json: {problem}"),
+        })?;
+        ChatTemplate::from_hugging_face_parts(
+            &config.template,
+            config.bos_token,
+            config.eos_token,
+            tokenizer,
+        )
+    }
+
+    /// [`hugging_face`](Self::hugging_face) from files: `template_file` is the model's
+    /// `tokenizer_config.json`, or a `chat_template.jinja` (then the template sees no
+    /// `bos_token` or `eos_token`), and `tokenizer_file` its `tokenizer.json`.
+    ///
+    /// # Errors
+    ///
+    /// As [`hugging_face`](Self::hugging_face), and [`Error::TokenizerFile`] or
+    /// [`Error::ChatTemplate`] naming a file that cannot be read.
+    #[cfg(feature = "huggingface")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "huggingface")))]
+    pub fn from_files(
+        template_file: impl AsRef<std::path::Path>,
+        tokenizer_file: impl AsRef<std::path::Path>,
+    ) -> Result<ChatTemplate, Error> {
+        let template_file = template_file.as_ref();
+        let tokenizer = crate::tokenizer::HuggingFaceTokenizer::from_file(tokenizer_file)?;
+        let bytes = std::fs::read(template_file).map_err(|e| Error::ChatTemplate {
+            problem: format!("{}: {e}", template_file.display()),
+        })?;
+        let in_file = |err: Error| match err {
+            Error::ChatTemplate { problem } => Error::ChatTemplate {
+                problem: format!("{}: {problem}", template_file.display()),
+            },
+            other => other,
+        };
+        if template_file.extension().is_some_and(|e| e == "jinja") {
+            let source = String::from_utf8(bytes).map_err(|_| Error::ChatTemplate {
+                problem: format!("{}: not UTF-8", template_file.display()),
+            })?;
+            ChatTemplate::from_hugging_face_parts(&source, None, None, tokenizer).map_err(in_file)
+        } else {
+            ChatTemplate::hugging_face(&bytes, tokenizer).map_err(in_file)
+        }
+    }
+
+    #[cfg(feature = "huggingface")]
+    fn from_hugging_face_parts(
+        source: &str,
+        bos_token: Option<String>,
+        eos_token: Option<String>,
+        tokenizer: crate::tokenizer::HuggingFaceTokenizer,
+    ) -> Result<ChatTemplate, Error> {
+        if !tokenizer.keeps_zero_width_space() {
+            return Err(Error::ChatTemplate {
+                problem: "the tokenizer's normalizer removes U+200B, so control tokens in retrieved text could not be neutralized".to_string(),
+            });
+        }
+        let control: Vec<String> = tokenizer
+            .added_tokens()
+            .into_iter()
+            // As transformers: whitespace tokens (Gemma's "\n") are ordinary text in templates.
+            .filter(|(content, special)| {
+                *special
+                    || (source.contains(content.as_str())
+                        && !content.chars().all(char::is_whitespace))
+            })
+            .map(|(content, _)| content)
+            .collect();
+        ChatTemplate::jinja(source, tokenizer, control, bos_token, eos_token)
+    }
+
+    /// A short name: the kind of template and the tokenizer's name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// Whether the template writes a prompt text (all but OpenAI's rule, whose messages are
+    /// what is sent).
+    #[must_use]
+    pub fn writes_text(&self) -> bool {
+        !matches!(self.inner.kind, Kind::OpenAi)
+    }
+
+    /// Whether the template reads `documents` (Command-R's and Granite's do).
+    #[must_use]
+    pub fn reads_documents(&self) -> bool {
+        match &self.inner.kind {
+            Kind::Jinja { template, .. } => template.reads_documents(),
+            _ => false,
+        }
+    }
+
+    /// The control tokens: what splits the prompt, and what is neutralized.
+    #[must_use]
+    pub fn control_tokens(&self) -> &[String] {
+        self.inner.control.tokens()
+    }
+
+    pub(crate) fn control(&self) -> &ControlTokens {
+        &self.inner.control
+    }
+
+    pub(crate) fn counter(&self) -> &Arc<dyn TokenCounter> {
+        &self.inner.counter
+    }
+
+    /// Renders `input`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ChatTemplate`] with what the template raised or why it stopped, or
+    /// [`Error::Conversation`] when a message has a shape this kind of template cannot write.
+    pub(crate) fn render(&self, input: &TemplateInput<'_>) -> Result<Rendered, Error> {
+        let control = &self.inner.control;
+        match &self.inner.kind {
+            Kind::Jinja {
+                template,
+                bos_token,
+                eos_token,
+            } => {
+                let messages = Value::from(input.messages.to_vec());
+                let input_bytes = input.messages.iter().map(value_bytes).sum::<usize>()
+                    + input.documents.map_or(0, value_bytes);
+                let text = template
+                    .render(&jinja::RenderInput {
+                        messages: &messages,
+                        documents: input.documents,
+                        bos_token: bos_token.as_deref(),
+                        eos_token: eos_token.as_deref(),
+                        date: input.date,
+                        input_bytes,
+                    })
+                    .map_err(|problem| Error::ChatTemplate { problem })?;
+                Ok(Rendered::split(text, control))
+            }
+            Kind::Harmony => Ok(Rendered::split(
+                harmony::render(input.messages, input.date)?,
+                control,
+            )),
+            Kind::Mistral => Ok(Rendered::split(mistral::render(input.messages)?, control)),
+            Kind::OpenAi => openai::render(input.messages),
+        }
+    }
+}
+
+/// Bytes of text in a value: a bound for what a template may write around it.
+fn value_bytes(value: &Value) -> usize {
+    if let Some(text) = value.as_str() {
+        return text.len();
+    }
+    match value.try_iter() {
+        Ok(items) => items
+            .map(|item| {
+                let inner = value.get_item(&item).ok().filter(|v| !v.is_undefined());
+                value_bytes(&item) + inner.as_ref().map_or(0, value_bytes)
+            })
+            .sum(),
+        Err(_) => 16,
+    }
+}

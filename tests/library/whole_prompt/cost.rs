@@ -1,0 +1,103 @@
+//! The whole prompt's cost, counted in bytes handed to the tokenizer (deterministic, unlike
+//! time): a cold prompt costs about one count of itself; the next turn of the same
+//! conversation, with a warm cache, costs what is new; a longer history costs no more.
+
+use mentor_context::machinery::prompt_with_stats;
+use mentor_context::prompt::{ChatTemplate, Message, PromptAssembler, PromptBuilder};
+use mentor_context::tokenizer::TokenCache;
+use mentor_context::{Encoding, MentorRagResult};
+
+use super::conversations::Rng;
+use crate::common::fixture;
+
+const CHATML: &str = "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}<|im_start|>assistant\n";
+
+fn prompts(cache: &TokenCache) -> PromptAssembler {
+    let template = ChatTemplate::jinja(
+        CHATML,
+        Encoding::O200kBase,
+        ["<|im_start|>".to_string(), "<|im_end|>".to_string()],
+        None,
+        None,
+    )
+    .unwrap();
+    PromptBuilder::new(template, 8192)
+        .reserve(1024)
+        .date(
+            "2026-12-02"
+                .parse::<mentor_context::prompt::ConversationDate>()
+                .unwrap(),
+        )
+        .cache(cache.clone())
+        .build()
+        .unwrap()
+}
+
+/// A conversation of `turns` turns of a steady size, then a question.
+fn chat(turns: usize) -> Vec<Message> {
+    let mut rng = Rng::new(3);
+    let mut chat = vec![Message::system(
+        "Answer from the documents and cite them as [n].",
+    )];
+    for turn in 0..turns {
+        chat.push(Message::user(&format!(
+            "Question {turn}: how does feature {} work with plan {}?",
+            rng.below(50),
+            rng.below(5)
+        )));
+        chat.push(Message::assistant(&format!(
+            "Feature {turn} works on every plan [1]. It syncs every {} minutes, keeps {} versions and \
+             exports to CSV and PDF; on plan {} it also keeps an audit log for a year [2].",
+            rng.below(60),
+            rng.below(30),
+            rng.below(5)
+        )));
+    }
+    chat.push(Message::user(&format!(
+        "Question {turns}: and what does it cost?"
+    )));
+    chat
+}
+
+fn cost(
+    prompts: &PromptAssembler,
+    chat: &[Message],
+    results: &[MentorRagResult],
+) -> (usize, usize) {
+    let (prompt, bytes) = prompt_with_stats(prompts, chat, results);
+    let prompt = prompt.unwrap();
+    (bytes, prompt.prompt.unwrap().len())
+}
+
+#[test]
+fn a_cold_prompt_costs_about_one_count_and_the_next_turn_what_is_new() {
+    let results = fixture("bench-english.json");
+    let cache = TokenCache::new(64 << 20);
+    let prompts = prompts(&cache);
+    let twenty = chat(20);
+    let (cold, floor) = cost(&prompts, &twenty, &results);
+    #[allow(clippy::cast_precision_loss)]
+    let ratio = cold as f64 / floor as f64;
+    assert!(ratio <= 1.3, "cold: {ratio:.3} x one count of the prompt");
+
+    // The next turn: the answer and one more question, the same results.
+    let mut next = twenty[..twenty.len()].to_vec();
+    next.push(Message::assistant("It costs 12 EUR a month [1]."));
+    next.push(Message::user("Question 21: and per year?"));
+    let (warm, _) = cost(&prompts, &next, &results);
+    #[allow(clippy::cast_precision_loss)]
+    let warm_ratio = warm as f64 / cold as f64;
+    assert!(warm_ratio <= 0.3, "warm: {warm_ratio:.3} x the cold cost");
+
+    // A history twice as long costs no more on a warm turn: only what is new is counted.
+    let forty = chat(40);
+    let _ = cost(&prompts, &forty, &results);
+    let mut next = forty.clone();
+    next.push(Message::assistant("It costs 12 EUR a month [1]."));
+    next.push(Message::user("Question 41: and per year?"));
+    let (warm_forty, _) = cost(&prompts, &next, &results);
+    assert!(
+        warm_forty <= warm + 256,
+        "a longer history costs more: {warm_forty} against {warm}"
+    );
+}

@@ -1,0 +1,6 @@
+//! The whole prompt: fitting conversations and results to a window through a chat template.
+
+mod conversations;
+mod cost;
+mod properties;
+mod reference;
