@@ -9,12 +9,12 @@
 //! messages dropped from the history, and the context report with its citations.
 //!
 //! ```
-//! use mentor_context::prompt::{ChatTemplate, Message, PromptBuilder};
+//! use mentor_context::prompt::{ChatTemplate, ConversationDate, Message, PromptBuilder};
 //! use mentor_context::{ContextBuilder, Encoding, MentorRagResult};
 //!
 //! let prompts = PromptBuilder::new(ChatTemplate::harmony(), 4096)
 //!     .reserve(1024)
-//!     .date("2026-12-02".parse()?)
+//!     .date("2026-12-02".parse::<ConversationDate>()?)
 //!     .context(ContextBuilder::new(0).max_per_source(2))
 //!     .build()?;
 //! let conversation = [

@@ -1,0 +1,129 @@
+//! Timing benchmarks for the whole prompt (`PromptAssembler::assemble`), each beside its
+//! floor measured in the same run: one count of the final prompt by its tokenizer.
+//!
+//! A 20-turn conversation and the 50 results of `fixtures/bench-english.json` fitted to 8,192
+//! tokens, through Harmony (gpt-oss, counted with `o200k_base`) and, with the `huggingface`
+//! feature and `MENTOR_TOKENIZER_DATA` set, through Qwen 3's own template and tokenizer.
+//! Groups (`prompt/{harmony,qwen3}/...`):
+//!
+//! - `cold`: `ours` (no cache) paired with `floor`, the tokenizer's count of the prompt text
+//!   `ours` produced;
+//! - `warm`: the next turn (one more answer and question, the same results) with a cache
+//!   that saw this turn; `new-results`: the same with other results; `warm-40`: the next turn
+//!   of a 40-turn conversation. Their medians against `cold`'s are the ratios in
+//!   `benches/README.md`.
+
+mod paired;
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use mentor_context::prompt::{ChatTemplate, Message, PromptAssembler, PromptBuilder};
+use mentor_context::tokenizer::{TokenCache, TokenCounter};
+use mentor_context::wire::parse_results;
+use mentor_context::{Encoding, MentorRagResult};
+use paired::Pairs;
+
+fn results(name: &str) -> Vec<MentorRagResult> {
+    let path = format!("{}/fixtures/bench-{name}.json", env!("CARGO_MANIFEST_DIR"));
+    let json = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    parse_results(&json).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// A conversation of `turns` turns of a steady size, then a question.
+fn chat(turns: usize) -> Vec<Message> {
+    let mut chat = vec![Message::system("Answer from the documents and cite them as [n].")];
+    for turn in 0..turns {
+        chat.push(Message::user(&format!("Question {turn}: how does feature {} work with plan {}?", turn * 7 % 50, turn % 5)));
+        chat.push(Message::assistant(&format!(
+            "Feature {turn} works on every plan [1]. It syncs every {} minutes, keeps {} versions and \
+             exports to CSV and PDF; on plan {} it also keeps an audit log for a year [2].",
+            turn * 3 % 60,
+            turn % 30,
+            turn % 5
+        )));
+    }
+    chat.push(Message::user(&format!("Question {turns}: and what does it cost?")));
+    chat
+}
+
+/// `chat` one turn on.
+fn next_turn(chat: &[Message]) -> Vec<Message> {
+    let mut next = chat.to_vec();
+    next.push(Message::assistant("It costs 12 EUR a month [1]."));
+    next.push(Message::user("And per year, with the discount?"));
+    next
+}
+
+fn builder(template: &ChatTemplate) -> PromptBuilder {
+    PromptBuilder::new(template.clone(), 8192)
+        .reserve(1024)
+        .date("2026-12-02".parse::<mentor_context::prompt::ConversationDate>().unwrap())
+}
+
+fn bench_template(c: &mut Criterion, name: &str, template: &ChatTemplate, counter: &dyn TokenCounter) {
+    let english = results("english");
+    let other = results("multilingual");
+    let twenty = chat(20);
+    let forty = chat(40);
+    let cold = builder(template).build().unwrap();
+    let prompt = cold.assemble(&twenty, &english).unwrap();
+    let text = prompt.prompt.clone().unwrap();
+    eprintln!(
+        "prompt/{name}: {} tokens of 8192 - 1024, {} bytes, {} messages dropped, context {} tokens",
+        prompt.token_count,
+        text.len(),
+        prompt.dropped.len(),
+        prompt.context.token_count
+    );
+    // The same job for `benches/prompt_peers.py`: the conversation and the context to fit.
+    let job = serde_json::json!({"conversation": twenty, "context": prompt.context.text, "window": 8192, "reserve": 1024});
+    let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("target/prompt-job-{name}.json"));
+    std::fs::write(&out, serde_json::to_vec(&job).unwrap()).unwrap();
+    let id = format!("prompt/{name}/cold");
+    let mut group = c.benchmark_group(&id);
+    group.sample_size(20).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(4));
+    Pairs::bench(
+        &mut group,
+        &id,
+        ("ours", || cold.assemble(black_box(&twenty), black_box(&english)).unwrap().token_count),
+        ("floor", || counter.count(black_box(&text))),
+    );
+    group.finish();
+
+    // A cache that saw one turn, then the next turn timed.
+    let warmed = |chat: &[Message]| -> PromptAssembler {
+        let prompts = builder(template).cache(TokenCache::new(64 << 20)).build().unwrap();
+        prompts.assemble(chat, &english).unwrap();
+        prompts
+    };
+    let mut group = c.benchmark_group(format!("prompt/{name}/next"));
+    group.sample_size(20).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(4));
+    let twenty_next = next_turn(&twenty);
+    let forty_next = next_turn(&forty);
+    group.bench_function("warm", |b| {
+        b.iter_batched(|| warmed(&twenty), |p| p.assemble(&twenty_next, &english).unwrap().token_count, BatchSize::PerIteration);
+    });
+    group.bench_function("new-results", |b| {
+        b.iter_batched(|| warmed(&twenty), |p| p.assemble(&twenty_next, &other).unwrap().token_count, BatchSize::PerIteration);
+    });
+    group.bench_function("warm-40", |b| {
+        b.iter_batched(|| warmed(&forty), |p| p.assemble(&forty_next, &english).unwrap().token_count, BatchSize::PerIteration);
+    });
+    group.finish();
+}
+
+fn prompts(c: &mut Criterion) {
+    bench_template(c, "harmony", &ChatTemplate::harmony(), &Encoding::O200kBase);
+    #[cfg(feature = "huggingface")]
+    if let Some(dir) = std::env::var_os("MENTOR_TOKENIZER_DATA") {
+        let dir = std::path::PathBuf::from(dir).join("qwen3");
+        let template = ChatTemplate::from_files(dir.join("tokenizer_config.json"), dir.join("tokenizer.json")).unwrap();
+        let counter = mentor_context::tokenizer::HuggingFaceTokenizer::from_file(dir.join("tokenizer.json")).unwrap();
+        bench_template(c, "qwen3", &template, &counter);
+    }
+}
+
+criterion_group!(benches, prompts);
+criterion_main!(benches);
