@@ -33,9 +33,15 @@ fn results(name: &str) -> Vec<MentorRagResult> {
 
 /// A conversation of `turns` turns of a steady size, then a question.
 fn chat(turns: usize) -> Vec<Message> {
-    let mut chat = vec![Message::system("Answer from the documents and cite them as [n].")];
+    let mut chat = vec![Message::system(
+        "Answer from the documents and cite them as [n].",
+    )];
     for turn in 0..turns {
-        chat.push(Message::user(&format!("Question {turn}: how does feature {} work with plan {}?", turn * 7 % 50, turn % 5)));
+        chat.push(Message::user(&format!(
+            "Question {turn}: how does feature {} work with plan {}?",
+            turn * 7 % 50,
+            turn % 5
+        )));
         chat.push(Message::assistant(&format!(
             "Feature {turn} works on every plan [1]. It syncs every {} minutes, keeps {} versions and \
              exports to CSV and PDF; on plan {} it also keeps an audit log for a year [2].",
@@ -44,7 +50,9 @@ fn chat(turns: usize) -> Vec<Message> {
             turn % 5
         )));
     }
-    chat.push(Message::user(&format!("Question {turns}: and what does it cost?")));
+    chat.push(Message::user(&format!(
+        "Question {turns}: and what does it cost?"
+    )));
     chat
 }
 
@@ -59,10 +67,19 @@ fn next_turn(chat: &[Message]) -> Vec<Message> {
 fn builder(template: &ChatTemplate) -> PromptBuilder {
     PromptBuilder::new(template.clone(), 8192)
         .reserve(1024)
-        .date("2026-12-02".parse::<mentor_context::prompt::ConversationDate>().unwrap())
+        .date(
+            "2026-12-02"
+                .parse::<mentor_context::prompt::ConversationDate>()
+                .unwrap(),
+        )
 }
 
-fn bench_template(c: &mut Criterion, name: &str, template: &ChatTemplate, counter: &dyn TokenCounter) {
+fn bench_template(
+    c: &mut Criterion,
+    name: &str,
+    template: &ChatTemplate,
+    counter: &dyn TokenCounter,
+) {
     let english = results("english");
     let other = results("multilingual");
     let twenty = chat(20);
@@ -79,37 +96,63 @@ fn bench_template(c: &mut Criterion, name: &str, template: &ChatTemplate, counte
     );
     // The same job for `benches/prompt_peers.py`: the conversation and the context to fit.
     let job = serde_json::json!({"conversation": twenty, "context": prompt.context.text, "window": 8192, "reserve": 1024});
-    let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("target/prompt-job-{name}.json"));
+    let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("target/prompt-job-{name}.json"));
     std::fs::write(&out, serde_json::to_vec(&job).unwrap()).unwrap();
     let id = format!("prompt/{name}/cold");
     let mut group = c.benchmark_group(&id);
-    group.sample_size(20).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(4));
+    group
+        .sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
     Pairs::bench(
         &mut group,
         &id,
-        ("ours", || cold.assemble(black_box(&twenty), black_box(&english)).unwrap().token_count),
+        ("ours", || {
+            cold.assemble(black_box(&twenty), black_box(&english))
+                .unwrap()
+                .token_count
+        }),
         ("floor", || counter.count(black_box(&text))),
     );
     group.finish();
 
     // A cache that saw one turn, then the next turn timed.
     let warmed = |chat: &[Message]| -> PromptAssembler {
-        let prompts = builder(template).cache(TokenCache::new(64 << 20)).build().unwrap();
+        let prompts = builder(template)
+            .cache(TokenCache::new(64 << 20))
+            .build()
+            .unwrap();
         prompts.assemble(chat, &english).unwrap();
         prompts
     };
     let mut group = c.benchmark_group(format!("prompt/{name}/next"));
-    group.sample_size(20).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(4));
+    group
+        .sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
     let twenty_next = next_turn(&twenty);
     let forty_next = next_turn(&forty);
     group.bench_function("warm", |b| {
-        b.iter_batched(|| warmed(&twenty), |p| p.assemble(&twenty_next, &english).unwrap().token_count, BatchSize::PerIteration);
+        b.iter_batched(
+            || warmed(&twenty),
+            |p| p.assemble(&twenty_next, &english).unwrap().token_count,
+            BatchSize::PerIteration,
+        );
     });
     group.bench_function("new-results", |b| {
-        b.iter_batched(|| warmed(&twenty), |p| p.assemble(&twenty_next, &other).unwrap().token_count, BatchSize::PerIteration);
+        b.iter_batched(
+            || warmed(&twenty),
+            |p| p.assemble(&twenty_next, &other).unwrap().token_count,
+            BatchSize::PerIteration,
+        );
     });
     group.bench_function("warm-40", |b| {
-        b.iter_batched(|| warmed(&forty), |p| p.assemble(&forty_next, &english).unwrap().token_count, BatchSize::PerIteration);
+        b.iter_batched(
+            || warmed(&forty),
+            |p| p.assemble(&forty_next, &english).unwrap().token_count,
+            BatchSize::PerIteration,
+        );
     });
     group.finish();
 }
@@ -119,8 +162,14 @@ fn prompts(c: &mut Criterion) {
     #[cfg(feature = "huggingface")]
     if let Some(dir) = std::env::var_os("MENTOR_TOKENIZER_DATA") {
         let dir = std::path::PathBuf::from(dir).join("qwen3");
-        let template = ChatTemplate::from_files(dir.join("tokenizer_config.json"), dir.join("tokenizer.json")).unwrap();
-        let counter = mentor_context::tokenizer::HuggingFaceTokenizer::from_file(dir.join("tokenizer.json")).unwrap();
+        let template = ChatTemplate::from_files(
+            dir.join("tokenizer_config.json"),
+            dir.join("tokenizer.json"),
+        )
+        .unwrap();
+        let counter =
+            mentor_context::tokenizer::HuggingFaceTokenizer::from_file(dir.join("tokenizer.json"))
+                .unwrap();
         bench_template(c, "qwen3", &template, &counter);
     }
 }
