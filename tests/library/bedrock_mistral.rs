@@ -550,3 +550,62 @@ fn entries_carry_what_the_budget_counted() {
             "snippets": [["Plan B costs 12 EUR."]]}])
     );
 }
+
+/// A tool call's block adds nothing to the answer and takes no citation; a block stops by
+/// its own index; an empty stretch of characters is a location, not an error.
+#[test]
+fn bedrock_blocks_are_read_by_kind_and_index() {
+    let tool = [
+        json!({"messageStart": {"role": "assistant"}}),
+        json!({"contentBlockDelta": {"delta": {"text": "Let me look."}, "contentBlockIndex": 0}}),
+        json!({"contentBlockStop": {"contentBlockIndex": 0}}),
+        json!({"contentBlockStart": {"start": {"toolUse": {"toolUseId": "t1", "name": "search"}},
+            "contentBlockIndex": 1}}),
+        json!({"contentBlockDelta": {"delta": {"toolUse": {"input": "{\"q\": 1}"}},
+            "contentBlockIndex": 1}}),
+        json!({"contentBlockStop": {"contentBlockIndex": 1}}),
+        json!({"messageStop": {"stopReason": "tool_use"}}),
+    ];
+    let resolution = resolve(Dialect::Bedrock, &jsonl(&tool)).unwrap();
+    assert_eq!(resolution.answer.as_deref(), Some("Let me look."));
+    let mut cited_tool = tool.to_vec();
+    cited_tool.insert(
+        5,
+        json!({"contentBlockDelta": {"delta": {"citation": {"location": {"documentChar":
+            {"documentIndex": 0, "start": 0, "end": 1}}}}, "contentBlockIndex": 1}}),
+    );
+    assert!(
+        problem(Dialect::Bedrock, &jsonl(&cited_tool))
+            .contains("event 6: a citation for content block 1, which is not text")
+    );
+    let mut wrong_stop = tool.to_vec();
+    wrong_stop[2] = json!({"contentBlockStop": {"contentBlockIndex": 3}});
+    assert!(
+        problem(Dialect::Bedrock, &jsonl(&wrong_stop))
+            .contains("event 3: content block 3 stops, but it is not open")
+    );
+    // A tool call with no input: its start opens the block, or its stop would be a stray.
+    let mut no_input = tool.to_vec();
+    no_input.remove(4);
+    assert!(resolve(Dialect::Bedrock, &jsonl(&no_input)).is_ok());
+    let empty = json!({"output": {"message": {"content": [{"citationsContent": {
+        "content": [{"text": "x"}], "citations": [{"sourceContent": [{"text": "Team"}],
+        "location": {"documentChar": {"documentIndex": 0, "start": 5, "end": 5}}}]}}]}}});
+    let resolution = resolve(Dialect::Bedrock, &empty.to_string()).unwrap();
+    assert!(!resolution.cited[0].quotes[0].verified);
+}
+
+/// One chunk alone, with or without its `object` name, is a stream of one event.
+#[test]
+fn a_single_mistral_chunk_is_read_as_a_stream() {
+    let chunk = json!({"object": "chat.completion.chunk", "choices": [{"index": 0,
+        "delta": {"content": [{"type": "text", "text": "A"},
+            {"type": "reference", "reference_ids": [0]}]}, "finish_reason": "stop"}]});
+    let mut unnamed = chunk.clone();
+    unnamed.as_object_mut().unwrap().remove("object");
+    for one in [chunk, unnamed] {
+        let resolution = resolve(Dialect::Mistral, &one.to_string()).unwrap();
+        assert_eq!(resolution.answer.as_deref(), Some("A"), "{one}");
+        assert_eq!(resolution.cited[0].citation.index, 1);
+    }
+}

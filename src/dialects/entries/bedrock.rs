@@ -125,8 +125,8 @@ mod tests {
             "[2] Preise fr Teams"
         );
         assert_eq!(
-            bedrock_name(3, Some("Cafe\u{301} au lait")),
-            "[3] Cafe au lait"
+            bedrock_name(3, Some("Cafe\u{301}s au lait")),
+            "[3] Cafes au lait"
         );
         assert_eq!(bedrock_name(4, Some("価格表")), "[4]");
         assert_eq!(bedrock_name(5, None), "[5]");
