@@ -4,7 +4,7 @@
 //! (anthropic-sdk-python `src/anthropic/types/`, aws-sdk-rust
 //! `sdk/bedrockruntime/src/types/`, cohere-python `src/cohere/v2/types/` and
 //! `src/cohere/types/`, mistralai client-python `src/mistralai/client/models/`).
-//! `bedrock_mistral.rs` has what only those two dialects do.
+//! `bedrock_mistral/` has what only those two dialects do.
 
 use crate::common;
 
