@@ -59,13 +59,14 @@ export declare class Assembler {
   /**
    * The entries of `report` (a report of this assembler, or its JSON text) in this
    * assembler's dialect: the array to put in the model API's request (Anthropic
-   * `search_result` or `document` blocks, Cohere documents), one per citation, exactly as
+   * `search_result` or `document` blocks, Bedrock Converse `document` blocks, Cohere
+   * documents, the documents of a Mistral tool result), one per citation, exactly as
    * `mentor-context assemble --dialect` prints them. With `cacheControl`, the last entry
    * carries a prompt-cache breakpoint, and so does the last of the `previous` turn's
    * (its report, for a follow-up turn), as `assemble --cache-control --previous` marks
    * them.
    */
-  entries(report: Report | string, options?: EntriesOptions): Array<AnthropicSearchResult | AnthropicDocument | CohereDocument>
+  entries(report: Report | string, options?: EntriesOptions): Array<AnthropicSearchResult | AnthropicDocument | BedrockDocument | CohereDocument | MistralReference>
   /**
    * The content of each block of `report` as the model saw it (cut where the block is
    * cut), read back from its text: what quotes are checked against.
@@ -113,8 +114,9 @@ export declare class CitationStream {
 }
 
 /**
- * A model API's response read event by event (Anthropic's Messages stream, Cohere's v2
- * chat stream), from `Assembler.responseStream(report)`.
+ * A model API's response read event by event (Anthropic's Messages stream, Bedrock's
+ * ConverseStream events as the AWS SDK gives them, Cohere's v2 chat stream, Mistral's chat
+ * completion chunks), from `Assembler.responseStream(report)`.
  *
  * `pushEvent(event)` reads one event (its JSON text, or the parsed object); `pushSse(chunk)`
  * reads the raw server-sent events as they come off the wire, in chunks of any size. Each
@@ -216,10 +218,11 @@ export interface AssemblerOptions {
   /**
    * Write a model API's own entries instead of text (`entries`), and read its response
    * (`resolveResponse`, `responseStream`): Anthropic `search_result` blocks, Anthropic
-   * `document` blocks, or Cohere documents. The budget counts the entries' text as the
+   * `document` blocks, Bedrock Converse `document` blocks, Cohere documents, or the
+   * documents of a Mistral tool result. The budget counts the entries' text as the
    * report's `context` shows it. Not with `format`.
    */
-  dialect?: 'anthropic' | 'anthropic-documents' | 'cohere'
+  dialect?: 'anthropic' | 'anthropic-documents' | 'bedrock' | 'cohere' | 'mistral'
   /**
    * With a dialect: `entries` marks the last entry (and the last of a `previous` turn)
    * with a prompt-cache breakpoint, `cache_control: { type: 'ephemeral' }`.
@@ -227,6 +230,38 @@ export interface AssemblerOptions {
   cacheControl?: boolean
   /** Make an unknown property in a result an error, instead of a warning. */
   strict?: boolean
+}
+
+/**
+ * An entry of `dialect: 'bedrock'`: a Converse content block holding a document
+ * (aws-sdk-rust `sdk/bedrockruntime/src/types/_content_block.rs`), put in a message's
+ * `content` as it is; cited in `citationsContent` blocks, `documentIndex` n for citation
+ * n + 1.
+ */
+export interface BedrockDocument {
+  document: BedrockDocumentBlock
+}
+
+/** A Converse `DocumentBlock` (`_document_block.rs`) with a text source. */
+export interface BedrockDocumentBlock {
+  format: 'txt'
+  /**
+   * `[n]` and the title in the characters Bedrock allows in a name (ASCII letters and
+   * digits, single spaces, `-`, `()`, `[]`): what its citations give back as `title`.
+   */
+  name: string
+  source: BedrockTextSource
+  /**
+   * A `source:` line and the metadata lines (and `(truncated)` after a cut): weighed by
+   * the model, not cited.
+   */
+  context?: string
+  citations: CitationsConfig
+}
+
+/** A document's text: what `documentChar` locations count characters of. */
+export interface BedrockTextSource {
+  text: string
 }
 
 /** A prompt-cache breakpoint. */
@@ -264,7 +299,8 @@ export interface Cited {
   spans: Array<MarkerSpan>
   /**
    * The quotes attributed to it, each checked against its content (Anthropic's
-   * `cited_text`, Cohere's `text`, a quote before a `[n]` marker); absent when none.
+   * `cited_text`, Bedrock's `sourceContent`, Cohere's `text`, a quote before a `[n]`
+   * marker); absent when none (Mistral's references carry no quote).
    */
   quotes?: Array<Quote>
 }
@@ -399,6 +435,22 @@ export interface MentorRagResult {
   metadata?: Record<string, string | null> | null
 }
 
+/**
+ * An entry of `dialect: 'mistral'`: a document of the tool result Mistral's citations guide
+ * describes. The tool message's `content` is `JSON.stringify({ ...entries })`, the object
+ * keyed `'0'`, `'1'`, ...: reference id i is citation i + 1.
+ */
+export interface MistralReference {
+  title?: string
+  url?: string
+  /** The metadata shown in the prompt, in order (absent when there is none). */
+  metadata?: Record<string, string>
+  /** `[[content]]`. */
+  snippets: Array<Array<string>>
+  /** `true` after a cut (absent otherwise). */
+  truncated?: true
+}
+
 /** A model's window, and how it is shared. */
 export interface ModelWindow {
   model: string
@@ -425,8 +477,8 @@ export interface PlainTextSource {
 
 /**
  * A quote attributed to a chip, and whether its check held: found in the chip's content
- * (a quote before a marker, Anthropic's `cited_text`), or the answer span it marks
- * (Cohere's `text`).
+ * (a quote before a marker, Anthropic's `cited_text`, Bedrock's `sourceContent` where its
+ * location points), or the answer span it marks (Cohere's `text`).
  */
 export interface Quote {
   text: string
@@ -452,7 +504,7 @@ export interface Report {
   window?: ModelWindow
   headroom?: number
   seal?: string
-  dialect?: 'anthropic' | 'anthropic-documents' | 'cohere'
+  dialect?: 'anthropic' | 'anthropic-documents' | 'bedrock' | 'cohere' | 'mistral'
 }
 
 /**

@@ -350,7 +350,8 @@ pub(crate) struct BuildArgs {
     seal_key_file: Option<PathBuf>,
 
     /// Write a model API's own entries instead of text: anthropic (search_result blocks),
-    /// anthropic-documents (document blocks) or cohere (documents). `assemble` prints the
+    /// anthropic-documents (document blocks), bedrock (Converse document blocks), cohere
+    /// (documents) or mistral (the documents of a tool result). `assemble` prints the
     /// JSON array to put in the request (--json the report); the budget counts the entries'
     /// text as the report's context shows it. `cite` then reads that API's response.
     #[arg(long, value_name = "NAME", value_parser = utf8(str::parse::<Dialect>), conflicts_with = "format")]

@@ -3,12 +3,13 @@
 //! The output is one JSON line: `cited` (in order of first citation, each with `index`,
 //! `inputIndex`, `count`, and `quotes` when the answer quotes it), `unknown` (citations
 //! that point at nothing, each with `marker` and its byte offset `at`) and `unverified`
-//! (quotes whose check failed: a `[n]` or Anthropic quote not found in the content it
+//! (quotes whose check failed: a `[n]`, Anthropic or Bedrock quote not found in the content it
 //! cites, a Cohere `text` that is not the answer span it marks); with `--renumber` also `answer` (renumbered
 //! 1..k in order of first citation) and each citation's `newIndex`. With `--dialect`, ANSWER
 //! is the model API's response (its message JSON, its stream's events as JSON Lines, or the
-//! raw server-sent events), and the output adds the response's `text` and each citation's
-//! `spans` in it, in bytes and UTF-16 units.
+//! raw server-sent events; Bedrock's ConverseStream as JSON Lines of the events the AWS SDKs
+//! give), and the output adds the response's `text` and each citation's `spans` in it, in
+//! bytes and UTF-16 units.
 //!
 //! The report is read back with the options given (the same as `assemble`'s), so that quotes
 //! are checked against the content the model saw; a report those options did not write gets

@@ -1,7 +1,8 @@
 //! The model APIs' dialects from JavaScript: a report's entries and contents, and a
 //! provider's response read back against them whole (`resolveResponse`), through the
 //! library's `Assembler::entries` and `Resolver::response`. Event by event is
-//! `response_stream`.
+//! `response_stream`, which needs nothing of this module (both write values through
+//! `js_value`).
 //!
 //! Offsets of a resolution index the JavaScript string (UTF-16 code units), as
 //! `resolveCitations`'s do; the library's are UTF-8 bytes.
@@ -13,16 +14,15 @@ use napi::bindgen_prelude::{Env, Unknown};
 use napi::sys::ValueType;
 use napi::{JsValue, Result};
 use napi_derive::napi;
-use serde::Serialize;
 
 use crate::args;
 use crate::assembler::Assembler;
 use crate::codec::Codec;
 use crate::errors::{ErrorCode, Failure, OrThrow};
+use crate::js_value::to_js;
 use crate::offsets::Units;
 use crate::raw::{self, Value};
 use crate::report;
-use crate::request::internal;
 use crate::response_stream::ResponseStream;
 
 /// The options `entries` knows.
@@ -32,14 +32,15 @@ const ENTRIES_KNOWN: [&str; 1] = ["previous"];
 impl Assembler {
     /// The entries of `report` (a report of this assembler, or its JSON text) in this
     /// assembler's dialect: the array to put in the model API's request (Anthropic
-    /// `search_result` or `document` blocks, Cohere documents), one per citation, exactly as
+    /// `search_result` or `document` blocks, Bedrock Converse `document` blocks, Cohere
+    /// documents, the documents of a Mistral tool result), one per citation, exactly as
     /// `mentor-context assemble --dialect` prints them. With `cacheControl`, the last entry
     /// carries a prompt-cache breakpoint, and so does the last of the `previous` turn's
     /// (its report, for a follow-up turn), as `assemble --cache-control --previous` marks
     /// them.
     #[napi(
         ts_args_type = "report: Report | string, options?: EntriesOptions",
-        ts_return_type = "Array<AnthropicSearchResult | AnthropicDocument | CohereDocument>"
+        ts_return_type = "Array<AnthropicSearchResult | AnthropicDocument | BedrockDocument | CohereDocument | MistralReference>"
     )]
     pub fn entries<'env>(
         &self,
@@ -188,15 +189,4 @@ fn earlier_blocks(env: raw::Env, codec: &Codec, options: Value) -> Result<usize>
             .citations
             .len()),
     }
-}
-
-/// `value` as a JavaScript value, through the tape.
-pub(crate) fn to_js<'env, T: Serialize>(env: &'env Env, value: &T) -> Result<Unknown<'env>> {
-    let raw = env.raw();
-    let codec = Codec::get(raw)?;
-    let mut tape = codec.take_tape();
-    tape.write(value).map_err(internal).or_throw(raw)?;
-    let value = codec.unpack(raw, tape)?;
-    // SAFETY: a value of this call's handle scope.
-    Ok(unsafe { Unknown::from_raw_unchecked(raw, value) })
 }

@@ -8,7 +8,8 @@
 //! one Float64Array, read and written through serde. The classes: [`assembler`]
 //! (`Assembler`, with [`tasks`] and [`many`] for the thread pool and worker threads),
 //! [`stream`] (`CitationStream`); [`dialects`] (`Assembler.entries`, `resolveResponse`: the
-//! model APIs' dialects) and [`response_stream`] (`ResponseStream`); [`citations`]
+//! model APIs' dialects) and [`response_stream`] (`ResponseStream`), both writing through
+//! [`js_value`]; [`citations`]
 //! (`resolveCitations`); [`errors`] (the error codes); [`types`] (the TypeScript shapes).
 #![deny(missing_docs)]
 // napi-derive exports to JavaScript by registration, not by Rust visibility, and wants `pub`
@@ -23,6 +24,7 @@ mod codec;
 mod dialects;
 mod errors;
 mod given;
+mod js_value;
 mod many;
 mod offsets;
 mod options;

@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::args;
 use crate::codec::{Chunks, Codec};
-use crate::dialects::to_js;
 use crate::errors::{ErrorCode, Failure, OrThrow};
+use crate::js_value::to_js;
 use crate::offsets::Units;
 use crate::raw::{self, Value};
 use crate::request::internal;
@@ -32,8 +32,9 @@ struct Finished<'a> {
     resolution: &'a Resolution,
 }
 
-/// A model API's response read event by event (Anthropic's Messages stream, Cohere's v2
-/// chat stream), from `Assembler.responseStream(report)`.
+/// A model API's response read event by event (Anthropic's Messages stream, Bedrock's
+/// ConverseStream events as the AWS SDK gives them, Cohere's v2 chat stream, Mistral's chat
+/// completion chunks), from `Assembler.responseStream(report)`.
 ///
 /// `pushEvent(event)` reads one event (its JSON text, or the parsed object); `pushSse(chunk)`
 /// reads the raw server-sent events as they come off the wire, in chunks of any size. Each

@@ -69,9 +69,10 @@ pub struct AssemblerOptions {
     pub seal_key: Option<String>,
     /// Write a model API's own entries instead of text (`entries`), and read its response
     /// (`resolveResponse`, `responseStream`): Anthropic `search_result` blocks, Anthropic
-    /// `document` blocks, or Cohere documents. The budget counts the entries' text as the
+    /// `document` blocks, Bedrock Converse `document` blocks, Cohere documents, or the
+    /// documents of a Mistral tool result. The budget counts the entries' text as the
     /// report's `context` shows it. Not with `format`.
-    #[napi(ts_type = "'anthropic' | 'anthropic-documents' | 'cohere'")]
+    #[napi(ts_type = "'anthropic' | 'anthropic-documents' | 'bedrock' | 'cohere' | 'mistral'")]
     pub dialect: Option<String>,
     /// With a dialect: `entries` marks the last entry (and the last of a `previous` turn)
     /// with a prompt-cache breakpoint, `cache_control: { type: 'ephemeral' }`.
@@ -167,7 +168,7 @@ pub struct Report {
     pub window: Option<ModelWindow>,
     pub headroom: Option<u32>,
     pub seal: Option<String>,
-    #[napi(ts_type = "'anthropic' | 'anthropic-documents' | 'cohere'")]
+    #[napi(ts_type = "'anthropic' | 'anthropic-documents' | 'bedrock' | 'cohere' | 'mistral'")]
     pub dialect: Option<String>,
 }
 
@@ -192,13 +193,14 @@ pub struct Cited {
     pub count: u32,
     pub spans: Vec<MarkerSpan>,
     /// The quotes attributed to it, each checked against its content (Anthropic's
-    /// `cited_text`, Cohere's `text`, a quote before a `[n]` marker); absent when none.
+    /// `cited_text`, Bedrock's `sourceContent`, Cohere's `text`, a quote before a `[n]`
+    /// marker); absent when none (Mistral's references carry no quote).
     pub quotes: Option<Vec<Quote>>,
 }
 
 /// A quote attributed to a chip, and whether its check held: found in the chip's content
-/// (a quote before a marker, Anthropic's `cited_text`), or the answer span it marks
-/// (Cohere's `text`).
+/// (a quote before a marker, Anthropic's `cited_text`, Bedrock's `sourceContent` where its
+/// location points), or the answer span it marks (Cohere's `text`).
 #[napi(object, object_from_js = false)]
 pub struct Quote {
     pub text: String,
@@ -336,4 +338,51 @@ pub struct CohereDocument {
     /// cut, in that order.
     #[napi(ts_type = "Record<string, string>")]
     pub data: String,
+}
+
+/// An entry of `dialect: 'bedrock'`: a Converse content block holding a document
+/// (aws-sdk-rust `sdk/bedrockruntime/src/types/_content_block.rs`), put in a message's
+/// `content` as it is; cited in `citationsContent` blocks, `documentIndex` n for citation
+/// n + 1.
+#[napi(object, object_from_js = false)]
+pub struct BedrockDocument {
+    pub document: BedrockDocumentBlock,
+}
+
+/// A Converse `DocumentBlock` (`_document_block.rs`) with a text source.
+#[napi(object, object_from_js = false)]
+pub struct BedrockDocumentBlock {
+    #[napi(ts_type = "'txt'")]
+    pub format: String,
+    /// `[n]` and the title in the characters Bedrock allows in a name (ASCII letters and
+    /// digits, single spaces, `-`, `()`, `[]`): what its citations give back as `title`.
+    pub name: String,
+    pub source: BedrockTextSource,
+    /// A `source:` line and the metadata lines (and `(truncated)` after a cut): weighed by
+    /// the model, not cited.
+    pub context: Option<String>,
+    pub citations: CitationsConfig,
+}
+
+/// A document's text: what `documentChar` locations count characters of.
+#[napi(object, object_from_js = false)]
+pub struct BedrockTextSource {
+    pub text: String,
+}
+
+/// An entry of `dialect: 'mistral'`: a document of the tool result Mistral's citations guide
+/// describes. The tool message's `content` is `JSON.stringify({ ...entries })`, the object
+/// keyed `'0'`, `'1'`, ...: reference id i is citation i + 1.
+#[napi(object, object_from_js = false)]
+pub struct MistralReference {
+    pub title: Option<String>,
+    pub url: Option<String>,
+    /// The metadata shown in the prompt, in order (absent when there is none).
+    #[napi(ts_type = "Record<string, string>")]
+    pub metadata: Option<String>,
+    /// `[[content]]`.
+    pub snippets: Vec<Vec<String>>,
+    /// `true` after a cut (absent otherwise).
+    #[napi(ts_type = "true")]
+    pub truncated: Option<bool>,
 }

@@ -42,14 +42,21 @@ test('reports, chips, omissions and windows have the keys the types declare', ()
 
 test('dialects\' reports, entries and resolutions have the keys the types declare', () => {
   const results = load(`${FIXTURES}/pricing.json`)
-  const names = { anthropic: 'AnthropicSearchResult', 'anthropic-documents': 'AnthropicDocument', cohere: 'CohereDocument' }
+  const names = { anthropic: 'AnthropicSearchResult', 'anthropic-documents': 'AnthropicDocument', bedrock: 'BedrockDocument', cohere: 'CohereDocument', mistral: 'MistralReference' }
   for (const [dialect, name] of Object.entries(names)) {
     const assembler = new mentor.Assembler(600, { dialect, cacheControl: true })
     const report = assembler.assemble(results)
     matches('Report', report)
     const entries = assembler.entries(report)
     for (const entry of entries) matches(name, entry)
-    if (dialect === 'cohere') continue
+    if (dialect === 'bedrock') {
+      for (const { document } of entries) {
+        matches('BedrockDocumentBlock', document)
+        matches('BedrockTextSource', document.source)
+        matches('CitationsConfig', document.citations)
+      }
+    }
+    if (!dialect.startsWith('anthropic')) continue
     const last = entries[entries.length - 1]
     matches('CacheControl', last.cache_control)
     matches('CitationsConfig', last.citations)

@@ -52,7 +52,7 @@ class Report(_ReportBase, total=False):
     window: dict[str, Any]
     headroom: int
     seal: str
-    dialect: Literal["anthropic", "anthropic-documents", "cohere"]
+    dialect: Literal["anthropic", "anthropic-documents", "bedrock", "cohere", "mistral"]
 
 class Span(TypedDict):
     """Python string indices ``start:end``, and the same in UTF-16 code units."""
@@ -152,7 +152,7 @@ class Assembler:
         max_head_tokens: int | None = None,
         cache_bytes: int | None = None,
         seal_key: bytes | str | None = None,
-        dialect: Literal["anthropic", "anthropic-documents", "cohere"] | None = None,
+        dialect: Literal["anthropic", "anthropic-documents", "bedrock", "cohere", "mistral"] | None = None,
         cache_control: bool = False,
         strict: bool = False,
     ) -> None: ...
@@ -176,8 +176,10 @@ class Assembler:
         core; at most 8 per core); the GIL is released while they assemble."""
     def entries(self, report: Report, previous: Report | None = None) -> list[dict[str, Any]]:
         """The entries of ``report`` in this assembler's dialect: the list to put in the
-        model API's request (Anthropic ``search_result`` or ``document`` blocks, Cohere
-        documents), one per citation. With ``cache_control=True`` the last entry carries a
+        model API's request (Anthropic ``search_result`` or ``document`` blocks, Bedrock
+        Converse ``document`` blocks, Cohere documents, the documents of a Mistral tool
+        result, whose ``content`` is ``json.dumps(dict(enumerate(entries)))``), one per
+        citation. With ``cache_control=True`` the last entry carries a
         prompt-cache breakpoint, and so does the last of ``previous``'s entries (the turn
         before), as ``assemble --cache-control --previous`` marks them."""
     def contents(self, report: Report) -> list[str]:

@@ -1,4 +1,8 @@
-"""The dialects from Python: the command's entries and resolutions, byte for byte."""
+"""The dialects from Python: the command's entries and resolutions, byte for byte.
+
+The responses are fixtures/responses/D.json, D.jsonl and D.sse (no D.sse for Bedrock,
+whose stream is read as the AWS SDK's events), shaped after the SDK type files that
+fixtures/responses/generate.py names."""
 
 import json
 
@@ -8,7 +12,9 @@ from conftest import FIXTURES, run_cli
 from mentor_context import Assembler, MentorContextError
 
 PRICING = json.loads((FIXTURES / "pricing.json").read_text())
-DIALECTS = ["anthropic", "anthropic-documents", "cohere"]
+DIALECTS = ["anthropic", "anthropic-documents", "bedrock", "cohere", "mistral"]
+# Mistral's references carry no quote; every other dialect's fixture misquotes one source.
+UNVERIFIED = {dialect: 0 if dialect == "mistral" else 1 for dialect in DIALECTS}
 
 
 def command(cli, *args):
@@ -41,9 +47,10 @@ def test_responses_resolve_as_the_command_reads_them_whole_and_streamed(cli, tmp
     ours = assembler.resolve_response(report, response.read_text())
     answer = ours["answer"]
     assert answer == theirs["text"]
-    assert [(c["citation"]["index"], c["count"], c["quotes"]) for c in ours["cited"]] == [
-        (c["index"], c["count"], c["quotes"]) for c in theirs["cited"]]
-    assert ours["unverified"] == theirs["unverified"] == 1
+    assert [(c["citation"]["index"], c["count"], c.get("quotes", [])) for c in ours["cited"]] == [
+        # `quotes` is left out when there are none (Mistral's references).
+        (c["index"], c["count"], c.get("quotes", [])) for c in theirs["cited"]]
+    assert ours["unverified"] == theirs["unverified"] == UNVERIFIED[dialect]
     # Python string indices, and the same UTF-16 units as the command's.
     for mine, its in zip(ours["cited"], theirs["cited"]):
         for span, their_span in zip(mine["spans"], its["spans"]):
@@ -52,11 +59,16 @@ def test_responses_resolve_as_the_command_reads_them_whole_and_streamed(cli, tmp
             assert (span["startUtf16"], span["endUtf16"]) == (
                 their_span["startUtf16"], their_span["endUtf16"])
     # Event by event, from the JSON Lines and from the raw server-sent events in pieces.
-    for push, pieces in [
+    feeds = [
         ("push_event", (FIXTURES / "responses" / f"{dialect}.jsonl").read_text().splitlines()),
-        ("push_sse", [(FIXTURES / "responses" / f"{dialect}.sse").read_text()[i:i + 37]
-                      for i in range(0, 100_000, 37)]),
-    ]:
+        # As an SDK hands events out: dicts (boto3's ConverseStream events are).
+        ("push_event", [json.loads(line) for line in
+                        (FIXTURES / "responses" / f"{dialect}.jsonl").read_text().splitlines()]),
+    ]
+    if dialect != "bedrock":
+        feeds.append(("push_sse", [(FIXTURES / "responses" / f"{dialect}.sse").read_text()[i:i + 37]
+                                   for i in range(0, 100_000, 37)]))
+    for push, pieces in feeds:
         stream = assembler.response_stream(report)
         shown, events = "", []
         for piece in pieces:
@@ -104,8 +116,8 @@ def test_cache_control_marks_what_the_command_marks_in_a_follow_up_turn(cli, tmp
     ours = assembler.entries(second, previous=first)
     assert ours == theirs
     marked = [i for i, entry in enumerate(ours) if "cache_control" in entry]
-    if dialect == "cohere":
-        assert marked == []  # Cohere has no such field
+    if not dialect.startswith("anthropic"):
+        assert marked == []  # only Anthropic's entries have such a field
     else:
         assert marked == [len(first["citations"]) - 1, len(ours) - 1]
         # Without the turn before, only the last; without cache_control, none.
@@ -157,3 +169,35 @@ def test_a_cohere_citation_that_settles_only_at_the_end_comes_with_finish():
     assert resolution["cited"][0]["quotes"] == [{"text": quoted, "verified": True}]
     span = streamed[0]["span"]
     assert answer[span["start"]:span["end"]] == quoted
+
+
+def test_a_mistral_tool_result_keys_the_entries_as_the_references_name_them():
+    # Reference id i is key "i" of the tool message's content: citation i + 1.
+    assembler = Assembler(600, dialect="mistral")
+    report = assembler.assemble(PRICING)
+    entries = assembler.entries(report)
+    content = json.dumps(dict(enumerate(entries)))
+    assert list(json.loads(content)) == [str(i) for i in range(len(entries))]
+    answer = {"choices": [{"index": 0, "finish_reason": "stop", "message": {"content": [
+        {"type": "text", "text": "Größe"}, {"type": "reference", "reference_ids": [1]},
+        {"type": "text", "text": " zählt"}, {"type": "reference", "reference_ids": [len(entries)]}]}}]}
+    resolution = assembler.resolve_response(report, json.dumps(answer))
+    assert [c["citation"]["index"] for c in resolution["cited"]] == [2]
+    span = resolution["cited"][0]["spans"][0]
+    assert resolution["answer"][span["start"]:span["end"]] == "Größe"
+    assert resolution["unknown"] == [{"marker": f"reference id {len(entries)}", "at": 11}]
+
+
+def test_a_bedrock_stream_cut_off_or_failing_is_refused():
+    assembler = Assembler(600, dialect="bedrock")
+    report = assembler.assemble(PRICING)
+    lines = (FIXTURES / "responses" / "bedrock.jsonl").read_text().splitlines()
+    stream = assembler.response_stream(report)
+    for line in lines[:-2]:  # without messageStop and metadata
+        stream.push_event(line)
+    with pytest.raises(MentorContextError, match="before messageStop"):
+        stream.finish()
+    stream = assembler.response_stream(report)
+    stream.push_event(lines[0])
+    with pytest.raises(MentorContextError, match="reports a throttlingException"):
+        stream.push_event({"throttlingException": {"message": "slow down"}})

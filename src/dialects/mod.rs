@@ -1,6 +1,6 @@
-//! The model APIs' own citation dialects: Anthropic's search results and documents, and
-//! Cohere's documents, over the same selection, budget, citations and follow-up turns as the
-//! text formats.
+//! The model APIs' own citation dialects: Anthropic's search results and documents, Amazon
+//! Bedrock's Converse documents, Cohere's documents and Mistral's tool-result references,
+//! over the same selection, budget, citations and follow-up turns as the text formats.
 //!
 //! With [`ContextBuilder::dialect`](crate::ContextBuilder::dialect), an assembler chooses and
 //! cuts blocks exactly as it does for text, and [`Assembler::entries`](crate::Assembler::entries)
@@ -11,11 +11,18 @@
 //! |---|---|---|---|
 //! | [`Dialect::Anthropic`] | a `search_result` block: `source`, `title`, `content` text blocks | its own first text block of `key: value` lines | a last text block `(truncated)` |
 //! | [`Dialect::AnthropicDocuments`] | a `document` block with a plain-text `source` and a `title` | in `context`, which the model weighs but does not cite | a `(truncated)` line in `context` |
+//! | [`Dialect::Bedrock`] | a Converse `{"document": {...}}` block: `format` `txt`, `name` `[n]` and the title, a `text` source | in `context` (after a `source:` line), weighed but not cited | a `(truncated)` line in `context` |
 //! | [`Dialect::Cohere`] | a document `{"id", "data"}` with `title`, `url` and `text` | as `data` entries | `"truncated": "true"` in `data` |
+//! | [`Dialect::Mistral`] | a document of a tool result: `title`, `url`, `snippets` `[[content]]` | in its own `metadata` object | `"truncated": true` |
 //!
-//! Citations are turned on in every Anthropic entry (Anthropic wants all or none). Citation
-//! `n` is `search_result_index` (or `document_index`) `n - 1`, and Cohere's document id
-//! `"n"`, when the caller sends the entries of a conversation's turns in order.
+//! Citations are turned on in every Anthropic and Bedrock entry (Anthropic wants all or
+//! none). Citation `n` is `search_result_index` (or `document_index`, or Bedrock's
+//! `documentIndex`) `n - 1`, Cohere's document id `"n"`, and Mistral's reference id `n - 1`,
+//! when the caller sends the entries of a conversation's turns in order: a Converse
+//! request's documents as its messages' content blocks, a Mistral tool result as the JSON
+//! object keyed `"0"`, `"1"`, ... of [`mistral_tool_content`]. A Bedrock `name` holds only
+//! the characters Bedrock allows (ASCII letters and digits, single spaces, `-`, `()`, `[]`),
+//! and the `[n]` keeps names unique, as Bedrock requires.
 //!
 //! **The budget.** What is counted is the text a [`DialectFormat`] writes for the entries:
 //! for each, a `[n] title` line, a `source:` line where the entry carries its URL, the
@@ -30,8 +37,89 @@
 //! [`Resolution`](crate::citations::Resolution) as an answer with `[n]` markers: the citations
 //! cited, in order of first citation, where in the answer (UTF-8 bytes and UTF-16 units), the
 //! citations that point at nothing (an index out of range, an unknown id, a title that
-//! disagrees), and each quote checked (an Anthropic `cited_text` against the content it names, a Cohere
-//! `text` against the answer span it marks).
+//! disagrees), and each quote checked (an Anthropic `cited_text` or a Bedrock
+//! `sourceContent` against the content it names, a Cohere `text` against the answer span it
+//! marks). A Bedrock citation's place is the `citationsContent` block it is attached to; a
+//! Mistral reference, which carries no offsets and no quote, cites the text before it (back
+//! to the reference before that), and references in a row cite the same text.
+//!
+//! Bedrock's ConverseStream is read as the AWS SDKs hand its events out: one JSON object
+//! per event, keyed by its type (`{"contentBlockDelta": {...}}`), as JSON Lines or one by
+//! one; the binary `application/vnd.amazon.eventstream` framing on the wire is the SDKs'
+//! to take apart, and is not read here. Mistral's stream is its server-sent events of chat
+//! completion chunks, or those chunks as JSON Lines.
+//!
+//! **Gemini is left out on purpose.** Its grounding (`groundingSupports`, google-genai
+//! `types.py`) cites only documents in a store Google manages (Google Search, Vertex AI
+//! Search, RAG Engine, File Search), and its supports point into the answer (in UTF-8
+//! bytes), not into documents the caller sent: no path takes a caller's own results and
+//! returns citations of them, so there is nothing for these entries to map to.
+//!
+//! A Claude round trip on Bedrock, with `serde_json`:
+//!
+//! ```
+//! use mentor_context::citations::Resolver;
+//! use mentor_context::dialects::Dialect;
+//! use mentor_context::{ContextBuilder, MentorRagResult};
+//! use serde_json::{Value, json};
+//!
+//! let assembler = ContextBuilder::new(2000).dialect(Dialect::Bedrock).build()?;
+//! let results = [MentorRagResult::from_content("Plan B costs 12 EUR a month.", 0.9)
+//!     .with_title("Prices: 2026").with_source_url("https://example.com/prices")];
+//! let report = assembler.assemble(&results);
+//! // Converse's request: the document blocks, then the question, in one message's content.
+//! let entries = assembler.entries(&report)?;
+//! let question = json!({"text": "What does Plan B cost?"});
+//! let content: Vec<Value> = entries.iter().map(|entry| json!(entry)).chain([question]).collect();
+//! assert_eq!(content[0], json!({"document": {"format": "txt", "name": "[1] Prices 2026",
+//!     "source": {"text": "Plan B costs 12 EUR a month."},
+//!     "context": "source: https://example.com/prices", "citations": {"enabled": true}}}));
+//! // Converse's response (ConverseStream's events, as JSON Lines, read the same).
+//! let response = r#"{"output": {"message": {"role": "assistant", "content": [
+//!   {"citationsContent": {"content": [{"text": "12 EUR a month."}], "citations": [
+//!     {"title": "[1] Prices 2026", "sourceContent": [{"text": "Plan B costs 12 EUR"}],
+//!      "location": {"documentChar": {"documentIndex": 0, "start": 0, "end": 19}}}]}}]}},
+//!   "stopReason": "end_turn"}"#;
+//! let resolution = Resolver::for_context(&report).entries(&entries).response(response)?;
+//! assert_eq!(resolution.cited[0].citation.index, 1);
+//! assert!(resolution.cited[0].quotes[0].verified); // the quote is in the characters cited
+//! Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! A Mistral round trip: the entries go in as a tool result, and each `reference` chunk of
+//! the answer cites the text before it.
+//!
+//! ```
+//! use mentor_context::citations::Resolver;
+//! use mentor_context::dialects::{Dialect, mistral_tool_content};
+//! use mentor_context::{ContextBuilder, MentorRagResult};
+//! use serde_json::json;
+//!
+//! let assembler = ContextBuilder::new(2000).dialect(Dialect::Mistral).build()?;
+//! let results = [
+//!     MentorRagResult::from_content("Plan B costs 12 EUR a month.", 0.9).with_title("Prices"),
+//!     MentorRagResult::from_content("Plan C costs 20 EUR a month.", 0.8).with_title("Plan C"),
+//! ];
+//! let report = assembler.assemble(&results);
+//! let entries = assembler.entries(&report)?;
+//! // The tool message answering the model's call of the tool that fetches documents.
+//! let tool = json!({"role": "tool", "tool_call_id": "call_1", "name": "get_information",
+//!     "content": mistral_tool_content(&entries)});
+//! assert!(tool["content"].as_str().unwrap().starts_with(r#"{"0":{"title":"Prices","#));
+//! let response = r#"{"id": "c1", "object": "chat.completion", "model": "mistral-large-latest",
+//!   "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant",
+//!     "content": [{"type": "text", "text": "Plan B costs 12 EUR"},
+//!                 {"type": "reference", "reference_ids": [0]},
+//!                 {"type": "text", "text": ", Plan C 20 EUR"},
+//!                 {"type": "reference", "reference_ids": [1]}, {"type": "text", "text": "."}]}}]}"#;
+//! let resolution = Resolver::for_context(&report).response(response)?;
+//! let answer = resolution.answer.as_deref().unwrap();
+//! assert_eq!(answer, "Plan B costs 12 EUR, Plan C 20 EUR.");
+//! let span = resolution.cited[1].spans[0];
+//! assert_eq!(&answer[span.start..span.end], ", Plan C 20 EUR"); // reference 1 is chip 2
+//! assert_eq!(resolution.cited[1].citation.index, 2);
+//! Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod entries;
 mod format;
@@ -45,10 +133,11 @@ use serde::{Deserialize, Serialize};
 use crate::error::Error;
 
 pub use entries::{
-    AnthropicBlock, AnthropicSource, CacheControl, CitationsEnabled, CohereDocument, Entry,
-    TextBlock, mark_cache_control, mark_turn_cache_control,
+    AnthropicBlock, AnthropicSource, BedrockDocument, BedrockDocumentBlock, BedrockSource,
+    CacheControl, CitationsEnabled, CohereDocument, Entry, MistralReference, TextBlock,
+    mark_cache_control, mark_turn_cache_control, mistral_tool_content,
 };
-pub(crate) use entries::{EntryParts, entry};
+pub(crate) use entries::{EntryParts, bedrock_name, entry};
 pub use format::DialectFormat;
 pub use response::ResponseStream;
 
@@ -62,25 +151,35 @@ pub enum Dialect {
     /// Anthropic Messages `document` content blocks with plain-text sources, cited as
     /// `char_location`.
     AnthropicDocuments,
+    /// Amazon Bedrock Converse `document` content blocks with text sources and citations
+    /// enabled, cited in `citationsContent` blocks.
+    Bedrock,
     /// Cohere v2 chat `documents`, cited by document id.
     Cohere,
+    /// Mistral chat completions: the documents as a tool result, cited by `reference` chunks.
+    Mistral,
 }
 
 impl Dialect {
     /// Every dialect, in a fixed order.
-    pub const ALL: [Dialect; 3] = [
+    pub const ALL: [Dialect; 5] = [
         Dialect::Anthropic,
         Dialect::AnthropicDocuments,
+        Dialect::Bedrock,
         Dialect::Cohere,
+        Dialect::Mistral,
     ];
 
-    /// The dialect's name: `"anthropic"`, `"anthropic-documents"` or `"cohere"`.
+    /// The dialect's name: `"anthropic"`, `"anthropic-documents"`, `"bedrock"`, `"cohere"`
+    /// or `"mistral"`.
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             Dialect::Anthropic => "anthropic",
             Dialect::AnthropicDocuments => "anthropic-documents",
+            Dialect::Bedrock => "bedrock",
             Dialect::Cohere => "cohere",
+            Dialect::Mistral => "mistral",
         }
     }
 
@@ -105,7 +204,11 @@ impl FromStr for Dialect {
             .into_iter()
             .find(|dialect| dialect.as_str().eq_ignore_ascii_case(name))
             .ok_or_else(|| {
-                Error::unknown_name("dialect", name, "anthropic, anthropic-documents or cohere")
+                Error::unknown_name(
+                    "dialect",
+                    name,
+                    "anthropic, anthropic-documents, bedrock, cohere or mistral",
+                )
             })
     }
 }
@@ -127,7 +230,8 @@ mod tests {
         }
         assert_eq!(
             "openai".parse::<Dialect>().unwrap_err().to_string(),
-            "unknown dialect `openai` (expected anthropic, anthropic-documents or cohere)"
+            "unknown dialect `openai` (expected anthropic, anthropic-documents, bedrock, cohere or \
+             mistral)"
         );
     }
 }

@@ -650,6 +650,9 @@ fn dialect_reason(dialect: crate::dialects::Dialect) -> &'static str {
         Dialect::Cohere => {
             "put Command-R's documents through its chat template with the context in `documents` instead"
         }
+        Dialect::Mistral => {
+            "its tool result is framed by Mistral's tool-call tokens, which no template here writes; give the context as text (with a Tekken tokenizer) instead"
+        }
         _ => {
             "the provider publishes no tokenizer, so no whole prompt can be exact offline; its context stays exact in the encoding you name"
         }

@@ -183,7 +183,8 @@ impl PromptBuilder {
     ///
     /// - [`Error::PromptSetting`] when the reserve takes the whole window, the trim step is
     ///   not in `0.0..1.0`, the context's builder names a dialect (Anthropic, Bedrock and
-    ///   Gemini publish no tokenizer, so no whole prompt can be exact for them), or the
+    ///   Gemini publish no tokenizer, so no whole prompt can be exact for them; Cohere's and
+    ///   Mistral's documents go through their own chat templates), or the
     ///   context goes to `documents` and the template does not read them;
     /// - what [`ContextBuilder::build`] refuses in the context's options.
     pub fn build(self) -> Result<PromptAssembler, Error> {

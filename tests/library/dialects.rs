@@ -1,8 +1,10 @@
 //! The model APIs' dialects: entries rendered from the same blocks, responses read back to the
 //! same citations, whole and streamed, with every quote checked. The responses in
 //! `fixtures/responses/` follow the providers' SDK type files named in its `generate.py`
-//! (anthropic-sdk-python `src/anthropic/types/`, cohere-python `src/cohere/v2/types/` and
-//! `src/cohere/types/`).
+//! (anthropic-sdk-python `src/anthropic/types/`, aws-sdk-rust
+//! `sdk/bedrockruntime/src/types/`, cohere-python `src/cohere/v2/types/` and
+//! `src/cohere/types/`, mistralai client-python `src/mistralai/client/models/`).
+//! `bedrock_mistral/` has what only those two dialects do.
 
 use crate::common;
 
@@ -20,6 +22,20 @@ fn assembler(dialect: Dialect) -> Assembler {
 
 fn pricing() -> Vec<MentorRagResult> {
     common::fixture("pricing")
+}
+
+/// The streamed forms of each fixture response: JSON Lines of events, and the server-sent
+/// events of all but Bedrock (whose wire framing is binary, and the AWS SDKs' to read).
+fn stream_kinds(dialect: Dialect) -> &'static [&'static str] {
+    match dialect {
+        Dialect::Bedrock => &["jsonl"],
+        _ => &["jsonl", "sse"],
+    }
+}
+
+/// Whether the dialect's citations carry a quote (Mistral's references do not).
+fn quotes(dialect: Dialect) -> bool {
+    dialect != Dialect::Mistral
 }
 
 fn response(dialect: Dialect, kind: &str) -> String {
@@ -56,7 +72,16 @@ fn entries_are_the_blocks_in_each_dialect() {
         let entries = assembler.entries(&context).unwrap();
         assert_eq!(entries.len(), context.citations.len());
         for (entry, citation) in entries.iter().zip(&context.citations) {
-            assert_eq!(entry.title(), citation.title.as_deref(), "{dialect}");
+            if dialect == Dialect::Bedrock {
+                // The document's name: the number, then the title.
+                let title = citation.title.as_deref().or(citation.source_url.as_deref());
+                let number = format!("[{}]", citation.index);
+                let name = entry.title().unwrap();
+                assert!(name.starts_with(&number), "{name}");
+                assert_eq!(title.is_some(), name.len() > number.len(), "{name}");
+            } else {
+                assert_eq!(entry.title(), citation.title.as_deref(), "{dialect}");
+            }
         }
         insta::assert_snapshot!(
             format!("entries-{dialect}"),
@@ -107,18 +132,24 @@ fn metadata_keeps_its_rules_in_every_entry() {
 fn responses_resolve_the_same_whole_and_streamed() {
     for dialect in Dialect::ALL {
         let whole = resolve(dialect, &response(dialect, "json")).unwrap();
-        for kind in ["jsonl", "sse"] {
+        for kind in stream_kinds(dialect) {
             assert_eq!(
                 resolve(dialect, &response(dialect, kind)).unwrap(),
                 whole,
                 "{dialect} {kind}"
             );
         }
-        // The fixtures cite entries 1, 2 and 3, misquote the third, and name one no entry has.
+        // The fixtures cite entries 1, 2 and 3, misquote the third (where quotes are), and
+        // name one no entry has.
         let cited: Vec<usize> = whole.cited.iter().map(|c| c.citation.index).collect();
         assert_eq!(cited, [1, 2, 3], "{dialect}");
-        assert_eq!(whole.unverified, 1, "{dialect}");
-        assert!(!whole.cited[2].quotes[0].verified && whole.cited[0].quotes[0].verified);
+        if quotes(dialect) {
+            assert_eq!(whole.unverified, 1, "{dialect}");
+            assert!(!whole.cited[2].quotes[0].verified && whole.cited[0].quotes[0].verified);
+        } else {
+            assert_eq!(whole.unverified, 0, "{dialect}");
+            assert!(whole.cited.iter().all(|c| c.quotes.is_empty()), "{dialect}");
+        }
         assert_eq!(whole.unknown.len(), 1, "{dialect}");
         insta::assert_snapshot!(
             format!("resolution-{dialect}"),
@@ -251,7 +282,9 @@ proptest! {
     #[test]
     fn any_chunking_of_a_stream_resolves_as_the_whole(
         cuts in prop::collection::vec(any::<usize>(), 0..12),
-        dialect in prop::sample::select(Dialect::ALL.to_vec()),
+        dialect in prop::sample::select(
+            Dialect::ALL.into_iter().filter(|&d| d != Dialect::Bedrock).collect::<Vec<_>>()
+        ),
     ) {
         chunked_equals_whole(dialect, &cuts)?;
     }
@@ -296,15 +329,14 @@ fn markers_and_anthropic_citations_resolve_to_the_same_citations() {
 /// The verifier: a quote changed by one character is not verified, wherever the change is.
 #[test]
 fn a_quote_changed_by_one_character_is_unverified() {
-    for dialect in Dialect::ALL {
+    for dialect in Dialect::ALL.into_iter().filter(|&d| quotes(d)) {
         let whole = response(dialect, "json");
         let resolution = resolve(dialect, &whole).unwrap();
         let quote = &resolution.cited[1].quotes[0];
         assert!(quote.verified, "{dialect}");
-        let field = if dialect == Dialect::Cohere {
-            "text"
-        } else {
-            "cited_text"
+        let field = match dialect {
+            Dialect::Cohere | Dialect::Bedrock => "text",
+            _ => "cited_text",
         };
         let mut message: serde_json::Value = serde_json::from_str(&whole).unwrap();
         let chars: Vec<char> = quote.text.chars().collect();
@@ -326,6 +358,10 @@ fn a_quote_changed_by_one_character_is_unverified() {
 fn set_second_quote(message: &mut serde_json::Value, dialect: Dialect, field: &str, text: &str) {
     let citation = match dialect {
         Dialect::Cohere => &mut message["message"]["citations"][1],
+        Dialect::Bedrock => {
+            &mut message["output"]["message"]["content"][2]["citationsContent"]["citations"][0]["sourceContent"]
+                [0]
+        }
         _ => &mut message["content"][2]["citations"][0],
     };
     citation[field] = text.into();
@@ -455,7 +491,10 @@ fn follow_up_turns_keep_earlier_entries_first_and_the_same() {
         mark_cache_control(&mut marked, old.len() - 1);
         mark_cache_control(&mut marked, new.len() - 1);
         let json = serde_json::to_string(&marked).unwrap();
-        let expected = if dialect == Dialect::Cohere { 0 } else { 2 };
+        let expected = match dialect {
+            Dialect::Anthropic | Dialect::AnthropicDocuments => 2,
+            _ => 0,
+        };
         assert_eq!(
             json.matches("\"cache_control\"").count(),
             expected,
@@ -473,6 +512,9 @@ fn follow_up_turns_keep_earlier_entries_first_and_the_same() {
             err.to_string().contains(&format!("the {dialect} dialect")),
             "{err}"
         );
-        assert!(matches!(&new[0], Entry::Anthropic(_) | Entry::Cohere(_)));
+        assert!(matches!(
+            &new[0],
+            Entry::Anthropic(_) | Entry::Bedrock(_) | Entry::Cohere(_) | Entry::Mistral(_)
+        ));
     }
 }

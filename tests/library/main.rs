@@ -3,6 +3,7 @@
 //! graph once, where a binary per file linked it sixteen times.
 
 mod allocations;
+mod bedrock_mistral;
 mod boundaries;
 mod budget_gate;
 mod citations;

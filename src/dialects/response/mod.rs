@@ -3,19 +3,23 @@
 //!
 //! Both ways end in the same [`Resolution`] as an answer with `[n]` markers. The answer's text
 //! is the response's text blocks in order; each citation's place is the stretch of that text
-//! it marks (Anthropic: the text block it is attached to; Cohere: its `start..end`), in bytes
-//! and in UTF-16 code units. `anthropic.rs` and `cohere.rs` read each dialect's shapes;
-//! `sse.rs` splits server-sent events; the crate's `offsets.rs` finds offsets in the answer.
+//! it marks (Anthropic: the text block it is attached to; Bedrock: its `citationsContent`
+//! block; Cohere: its `start..end`; Mistral: the text before the reference), in bytes and in
+//! UTF-16 code units. `anthropic.rs`, `bedrock.rs`, `cohere.rs` and `mistral.rs` read each
+//! dialect's shapes; `sse.rs` splits server-sent events; the crate's `offsets.rs` finds
+//! offsets in the answer.
 
 mod anthropic;
+mod bedrock;
 mod cohere;
+mod mistral;
 mod sse;
 
 use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::{Dialect, Entry};
+use super::{Dialect, Entry, bedrock_name};
 use crate::citations::{
     CitationEvent, MarkerSpan, Quote, Resolution, Resolver, StreamOutput, Tally, UnknownMarker,
 };
@@ -28,7 +32,8 @@ use sse::SseLines;
 ///
 /// Each event gives the text to show (the answer's text deltas) and the citation events it
 /// settled. An Anthropic citation is settled when its text block ends (its place is the
-/// block), a Cohere citation when the text it marks has arrived. Whatever the chunking,
+/// block), a Bedrock citation when its content block stops, a Cohere citation when the text
+/// it marks has arrived, a Mistral reference when it arrives. Whatever the chunking,
 /// the text put together, the events and the [`Resolution`] are those of
 /// [`Resolver::response`] on the whole.
 #[derive(Debug)]
@@ -39,17 +44,21 @@ pub struct ResponseStream<'c> {
     /// The answer's text so far.
     answer: IndexedText,
     anthropic: anthropic::Blocks,
+    bedrock: bedrock::Blocks,
     cohere: cohere::Pending,
+    mistral: mistral::Segment,
     sse: SseLines,
     /// The events read, for messages that name one.
     events: usize,
-    /// The stream's last event (`message_stop`, `message-end`) was read.
+    /// The stream's last event (`message_stop`, `messageStop`, `message-end`, a chunk with a
+    /// `finish_reason`) was read.
     ended: bool,
 }
 
 impl<'c> Resolver<'c> {
     /// Reads a whole response of the report's dialect: the message JSON, a JSON Lines file
-    /// of its stream's events, or the raw server-sent-events text.
+    /// of its stream's events, or the raw server-sent-events text (Bedrock's stream as JSON
+    /// Lines only: see [`dialects`](crate::dialects)).
     ///
     /// ```
     /// use mentor_context::citations::Resolver;
@@ -84,7 +93,7 @@ impl<'c> Resolver<'c> {
             return Ok(stream.finish()?.1);
         }
         match serde_json::from_str::<Value>(response) {
-            Ok(message) if !is_event(&message) => {
+            Ok(message) if !is_event(stream.dialect, &message) => {
                 stream.whole(&message)?;
                 stream.ended = true;
             }
@@ -115,7 +124,9 @@ impl<'c> Resolver<'c> {
             entries: self.sent_entries(),
             answer: IndexedText::default(),
             anthropic: anthropic::Blocks::default(),
+            bedrock: bedrock::Blocks::default(),
             cohere: cohere::Pending::default(),
+            mistral: mistral::Segment::default(),
             sse: SseLines::default(),
             events: 0,
             ended: false,
@@ -168,7 +179,9 @@ impl<'c> ResponseStream<'c> {
         }
         if !self.ended {
             let last = match self.dialect {
+                Dialect::Bedrock => "messageStop",
                 Dialect::Cohere => "message-end",
+                Dialect::Mistral => "a chunk with a finish_reason",
                 _ => "message_stop",
             };
             return Err(problem(format!(
@@ -188,7 +201,9 @@ impl<'c> ResponseStream<'c> {
         self.events += 1;
         let mut out = StreamOutput::default();
         match self.dialect {
+            Dialect::Bedrock => self.bedrock_event(event, &mut out)?,
             Dialect::Cohere => self.cohere_event(event, &mut out)?,
+            Dialect::Mistral => self.mistral_event(event, &mut out)?,
             _ => self.anthropic_event(event, &mut out)?,
         }
         Ok(out)
@@ -197,7 +212,9 @@ impl<'c> ResponseStream<'c> {
     fn whole(&mut self, message: &Value) -> Result<(), Error> {
         let mut out = StreamOutput::default();
         match self.dialect {
+            Dialect::Bedrock => self.bedrock_message(message, &mut out),
             Dialect::Cohere => self.cohere_message(message, &mut out),
+            Dialect::Mistral => self.mistral_message(message, &mut out),
             _ => self.anthropic_message(message, &mut out),
         }
     }
@@ -232,12 +249,18 @@ impl<'c> ResponseStream<'c> {
     /// Whether `title`, as a citation gives it, is the title entry `entry` was sent with.
     /// With the entries, it must be the one sent: a title claimed for an untitled entry
     /// disagrees. Without them, the chip's title is what there is to compare, and an
-    /// untitled chip cannot say what was sent (its URL, its number, a shortened form).
+    /// untitled chip cannot say what was sent (its URL, its number, a shortened form). A
+    /// Bedrock title is the document's name, which the chip's number and title make.
     fn title_agrees(&self, entry: usize, title: &str) -> bool {
         if let Some(sent) = self.sent_entry(entry) {
             return sent.title() == Some(title);
         }
-        match self.tally.chips()[entry].title.as_deref() {
+        let chip = &self.tally.chips()[entry];
+        if self.dialect == Dialect::Bedrock {
+            let shown = chip.title.as_deref().or(chip.source_url.as_deref());
+            return bedrock_name(chip.index, shown) == title;
+        }
+        match chip.title.as_deref() {
             Some(chip) => chip == title,
             None => true,
         }
@@ -260,10 +283,17 @@ impl<'c> ResponseStream<'c> {
     }
 }
 
-/// Whether `value` is one event of a stream rather than a whole message.
-fn is_event(value: &Value) -> bool {
-    let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
-    !matches!(kind, "message" | "") || value.get("delta").is_some()
+/// Whether `value` is one event of a stream of `dialect` rather than a whole message.
+fn is_event(dialect: Dialect, value: &Value) -> bool {
+    match dialect {
+        // A Converse response holds its message in `output`; events are keyed by type.
+        Dialect::Bedrock => value.get("output").is_none(),
+        Dialect::Mistral => mistral::is_chunk(value),
+        _ => {
+            let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
+            !matches!(kind, "message" | "") || value.get("delta").is_some()
+        }
+    }
 }
 
 fn problem(problem: String) -> Error {

@@ -1,0 +1,313 @@
+//! Amazon Bedrock Converse responses: `citationsContent` blocks carrying citations located
+//! by `documentChar`, `documentChunk` or `documentPage`, whole (`output.message.content`)
+//! or streamed (ConverseStream's `contentBlockStart`, `contentBlockDelta` with `text` or
+//! `citation`, `contentBlockStop`, `messageStop`, `metadata`), each event an object keyed
+//! by its type as the AWS SDKs hand them out. Shapes from aws-sdk-rust
+//! `sdk/bedrockruntime/src/types/` (`_converse_output.rs`, `_content_block.rs`,
+//! `_citations_content_block.rs`, `_citation.rs`, `_citation_location.rs`,
+//! `_converse_stream_output.rs`, `_content_block_delta.rs`, `_citations_delta.rs`) and the
+//! JSON names of its `src/protocol_serde/` (`shape_citation.rs`,
+//! `shape_citation_location.rs`, `shape_document_char_location.rs`,
+//! `shape_document_chunk_location.rs`, `shape_content_block_delta.rs`).
+
+use serde_json::Value;
+
+use super::{ResponseStream, index, problem};
+use crate::citations::{CitationEvent, Quote, StreamOutput, holds};
+use crate::error::Error;
+use crate::offsets::char_to_byte;
+
+/// The ConverseStream events that report a failure instead of content.
+const EXCEPTIONS: [&str; 5] = [
+    "internalServerException",
+    "modelStreamErrorException",
+    "validationException",
+    "throttlingException",
+    "serviceUnavailableException",
+];
+
+/// The most characters of a provider's error message an error repeats.
+const MESSAGE_LIMIT: usize = 300;
+
+/// The content block of a streamed message that is open, and the blocks already stopped.
+/// Blocks come one after another, each once.
+#[derive(Debug, Default)]
+pub(super) struct Blocks {
+    open: Option<(usize, Block)>,
+    /// The least index the next block may have.
+    next: usize,
+}
+
+#[derive(Debug)]
+struct Block {
+    /// Where its text starts in the answer, in bytes.
+    start: usize,
+    /// Whether it is text (a tool call or reasoning adds nothing to the answer).
+    text: bool,
+    /// Its citations, and where each came from, settled when it stops.
+    citations: Vec<(Value, String)>,
+}
+
+/// Where in the cited document a citation's quote is looked for.
+enum Located {
+    /// Characters `start..end` of the document's text.
+    Chars(usize, usize),
+    /// The whole text: a text document is one chunk and one page.
+    Whole,
+}
+
+impl ResponseStream<'_> {
+    pub(super) fn bedrock_event(
+        &mut self,
+        event: &Value,
+        out: &mut StreamOutput,
+    ) -> Result<(), Error> {
+        let place = format!("event {}", self.events);
+        let object = event.as_object().ok_or_else(|| {
+            problem(format!(
+                "{place}: expected an object keyed by the event's type, as the AWS SDKs give \
+                 ConverseStream's events"
+            ))
+        })?;
+        for (kind, body) in object {
+            match kind.as_str() {
+                "contentBlockStart" => {
+                    let at = index(body, "contentBlockIndex", &place)?;
+                    let tool = body.pointer("/start/toolUse").is_some();
+                    self.bedrock_open(at, !tool, &place)?;
+                }
+                "contentBlockDelta" => self.bedrock_delta(body, &place, out)?,
+                "contentBlockStop" => {
+                    let at = index(body, "contentBlockIndex", &place)?;
+                    let block = match self.bedrock.open.take() {
+                        Some((open, block)) if open == at => block,
+                        other => {
+                            self.bedrock.open = other;
+                            return Err(problem(format!(
+                                "{place}: content block {at} stops, but it is not open"
+                            )));
+                        }
+                    };
+                    self.bedrock.next = at + 1;
+                    if block.text {
+                        let end = self.answer.len();
+                        for (citation, from) in block.citations {
+                            self.bedrock_citation(
+                                &citation,
+                                block.start,
+                                end,
+                                &from,
+                                &mut out.events,
+                            )?;
+                        }
+                    }
+                }
+                "messageStop" => {
+                    if let Some((open, _)) = &self.bedrock.open {
+                        return Err(problem(format!(
+                            "{place}: the message stops while content block {open} is open"
+                        )));
+                    }
+                    self.ended = true;
+                }
+                kind if EXCEPTIONS.contains(&kind) => {
+                    let message = body.get("message").and_then(Value::as_str).unwrap_or("");
+                    let message: String = message.chars().take(MESSAGE_LIMIT).collect();
+                    return Err(problem(format!(
+                        "{place}: the stream reports a {kind}: {message:?}"
+                    )));
+                }
+                // messageStart, metadata, and what later versions add.
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Opens content block `at`; `text` says whether its deltas are the answer's text.
+    fn bedrock_open(&mut self, at: usize, text: bool, place: &str) -> Result<(), Error> {
+        if let Some((open, _)) = &self.bedrock.open {
+            return Err(problem(format!(
+                "{place}: content block {at} starts while block {open} is open"
+            )));
+        }
+        if at < self.bedrock.next {
+            return Err(problem(format!(
+                "{place}: content block {at} starts again after it stopped"
+            )));
+        }
+        let block = Block {
+            start: self.answer.len(),
+            text,
+            citations: Vec::new(),
+        };
+        self.bedrock.open = Some((at, block));
+        Ok(())
+    }
+
+    fn bedrock_delta(
+        &mut self,
+        body: &Value,
+        place: &str,
+        out: &mut StreamOutput,
+    ) -> Result<(), Error> {
+        let at = index(body, "contentBlockIndex", place)?;
+        let delta = body
+            .get("delta")
+            .ok_or_else(|| problem(format!("{place}: no delta")))?;
+        let text = delta.get("text");
+        let citation = delta.get("citation");
+        // A text block has no start event: its first delta opens it.
+        if self.bedrock.open.is_none() {
+            self.bedrock_open(at, text.is_some() || citation.is_some(), place)?;
+        }
+        let Some((open, block)) = &mut self.bedrock.open else {
+            return Ok(());
+        };
+        if *open != at {
+            return Err(problem(format!(
+                "{place}: a delta for content block {at} while block {open} is open"
+            )));
+        }
+        if let Some(citation) = citation {
+            if !block.text {
+                return Err(problem(format!(
+                    "{place}: a citation for content block {at}, which is not text"
+                )));
+            }
+            block.citations.push((citation.clone(), place.to_string()));
+        } else if let Some(text) = text
+            && block.text
+        {
+            let text = text
+                .as_str()
+                .ok_or_else(|| problem(format!("{place}: a text delta that is not a string")))?;
+            self.append(text, out);
+        }
+        // Tool input and reasoning are no part of the answer.
+        Ok(())
+    }
+
+    pub(super) fn bedrock_message(
+        &mut self,
+        response: &Value,
+        out: &mut StreamOutput,
+    ) -> Result<(), Error> {
+        let content = response
+            .pointer("/output/message/content")
+            .and_then(Value::as_array)
+            .ok_or_else(|| {
+                problem("the response has no output.message.content array".to_string())
+            })?;
+        for (i, block) in content.iter().enumerate() {
+            if let Some(text) = block.get("text") {
+                let text = text
+                    .as_str()
+                    .ok_or_else(|| problem(format!("content[{i}].text: not a string")))?;
+                self.append(text, out);
+            } else if let Some(cited) = block.get("citationsContent") {
+                let start = self.answer.len();
+                let parts = cited.get("content").and_then(Value::as_array);
+                for (j, part) in parts.into_iter().flatten().enumerate() {
+                    let text = part.get("text").and_then(Value::as_str).ok_or_else(|| {
+                        problem(format!(
+                            "content[{i}].citationsContent.content[{j}]: no text"
+                        ))
+                    })?;
+                    self.append(text, out);
+                }
+                let end = self.answer.len();
+                let citations = cited.get("citations").and_then(Value::as_array);
+                for (j, citation) in citations.into_iter().flatten().enumerate() {
+                    let place = format!("content[{i}].citationsContent.citations[{j}]");
+                    self.bedrock_citation(citation, start, end, &place, &mut out.events)?;
+                }
+            }
+            // Reasoning and tool calls are no part of the answer.
+        }
+        Ok(())
+    }
+
+    /// Settles `citation`, attached to the text at answer bytes `start..end`.
+    fn bedrock_citation(
+        &mut self,
+        citation: &Value,
+        start: usize,
+        end: usize,
+        place: &str,
+        events: &mut Vec<CitationEvent>,
+    ) -> Result<(), Error> {
+        let location = citation.get("location").and_then(Value::as_object);
+        let Some((kind, found)) = location.and_then(|l| l.iter().find(|(_, v)| !v.is_null()))
+        else {
+            self.unknown("a citation with no location".to_string(), start, events);
+            return Ok(());
+        };
+        let located = match kind.as_str() {
+            "documentChar" | "documentChunk" | "documentPage" => {
+                let place = format!("{place}.location.{kind}");
+                let (from, to) = (index(found, "start", &place)?, index(found, "end", &place)?);
+                if to < from {
+                    return Err(problem(format!("{place}: end {to} is before start {from}")));
+                }
+                match kind.as_str() {
+                    "documentChar" => Located::Chars(from, to),
+                    _ => Located::Whole,
+                }
+            }
+            // A search result or a web page: no document of the request.
+            other => {
+                self.unknown(format!("a {other} citation"), start, events);
+                return Ok(());
+            }
+        };
+        let entry = index(found, "documentIndex", &format!("{place}.location.{kind}"))?;
+        if entry >= self.tally.chips().len() {
+            self.unknown(format!("documentIndex {entry}"), start, events);
+            return Ok(());
+        }
+        if let Some(title) = citation.get("title").and_then(Value::as_str)
+            && !self.title_agrees(entry, title)
+        {
+            self.unknown(
+                format!("documentIndex {entry} titled {title:?}"),
+                start,
+                events,
+            );
+            return Ok(());
+        }
+        let parts: Vec<&str> = citation
+            .get("sourceContent")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|part| part.get("text").and_then(Value::as_str))
+            .collect();
+        let verified = !parts.is_empty()
+            && parts
+                .iter()
+                .all(|part| self.source_content_found(entry, &located, part));
+        let quote = Quote {
+            text: parts.join("\n"),
+            verified,
+        };
+        let span = self.span(start, end);
+        self.cite(entry, span, quote, events);
+        Ok(())
+    }
+
+    /// Whether `part` of a citation's `sourceContent` is in entry `entry` as sent, where
+    /// `located` says; with no entries to look in, it is not verified.
+    fn source_content_found(&self, entry: usize, located: &Located, part: &str) -> bool {
+        let Some(data) = self.sent_entry(entry).and_then(|sent| sent.document_text()) else {
+            return false;
+        };
+        match *located {
+            Located::Chars(from, to) => match (char_to_byte(data, from), char_to_byte(data, to)) {
+                (Some(from), Some(to)) => holds(&data[from..to], part),
+                _ => false,
+            },
+            Located::Whole => holds(data, part),
+        }
+    }
+}
