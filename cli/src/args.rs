@@ -58,6 +58,11 @@ pub(crate) enum Command {
     /// is sent: where the budget went, each block with its chip, what was left out and why,
     /// and with --answer the answer's citations linked to their blocks.
     Inspect(crate::inspect::InspectArgs),
+    /// Fit a whole prompt to a model's window through its chat template: the conversation
+    /// (system message, history, the user's question) and the results, with history trimmed
+    /// by whole turns; print the prompt text (or, with --json, the messages, the exact count
+    /// and how the window was shared, with the context's report).
+    Prompt(crate::prompt::PromptArgs),
 }
 
 #[derive(Debug, Args)]
@@ -177,17 +182,17 @@ pub(crate) struct BatchArgs {
 // The `--format` help shows the XML layout's tags as they are; they are not HTML.
 #[allow(rustdoc::invalid_html_tags)]
 pub(crate) struct BuildArgs {
-    /// The most tokens the context may take, header and layout included.
+    /// The most tokens the context may take, header and layout included [default: 4000].
     // Negative numbers are let through to `parse_count`, which names the problem, instead
-    // of clap reading `-5` as an unknown option.
+    // of clap reading `-5` as an unknown option. No default value here: `prompt` refuses a
+    // --budget given, since its window sets the budget.
     #[arg(
         long,
         value_name = "TOKENS",
-        default_value_t = 4000,
         value_parser = utf8(parse_count),
         allow_negative_numbers = true
     )]
-    budget: usize,
+    budget: Option<usize>,
 
     /// Count tokens with this encoding: o200k_base (the default), cl100k_base, p50k_base or
     /// r50k_base.
@@ -358,6 +363,9 @@ pub(crate) struct BuildArgs {
     pub(crate) dialect: Option<Dialect>,
 }
 
+/// The budget without --budget.
+const DEFAULT_BUDGET: usize = 4000;
+
 /// A model named by `--model`: its name (for its context window) and its encoding.
 #[derive(Debug, Clone)]
 struct Model {
@@ -442,9 +450,9 @@ pub(crate) fn misnamed_option(args: impl IntoIterator<Item = OsString>) -> Optio
 /// `parser`, refusing a value that is not UTF-8 by naming the option: clap's own check says
 /// only that some argument was not. File names are `PathBuf`s and need no such check.
 #[derive(Clone)]
-struct Utf8<P>(P);
+pub(crate) struct Utf8<P>(P);
 
-fn utf8<P: TypedValueParser>(parser: P) -> Utf8<P> {
+pub(crate) fn utf8<P: TypedValueParser>(parser: P) -> Utf8<P> {
     Utf8(parser)
 }
 
@@ -475,7 +483,7 @@ impl<P: TypedValueParser> TypedValueParser for Utf8<P> {
 
 /// Parses a count of tokens or blocks. Clap's own parser would call `-5` an "invalid digit";
 /// this says what is wrong with it.
-fn parse_count(value: &str) -> Result<usize, String> {
+pub(crate) fn parse_count(value: &str) -> Result<usize, String> {
     value.parse().map_err(|_| {
         if value.starts_with('-') {
             "negative; expected a whole number, 0 or more".to_string()
@@ -529,11 +537,7 @@ impl BuildArgs {
     /// `--tokenizer-file` cannot be loaded, or a model whose
     /// window the reserve and the prompt fill, or whose window is unknown.
     pub(crate) fn builder(&self) -> Result<ContextBuilder, Failure> {
-        let duplicates = match self.duplicates {
-            Some(duplicates) => duplicates,
-            None if self.keep_duplicates => Duplicates::Keep,
-            None => Duplicates::default(),
-        };
+        // clap rejects --budget with the window's options: the window sets the budget.
         let window = match (&self.model, self.reserve_output, self.prompt_tokens) {
             (Some(model), reserve, prompt) if reserve.is_some() || prompt.is_some() => Some(
                 ModelWindow::new(&model.name, reserve.unwrap_or(0), prompt.unwrap_or(0))
@@ -541,10 +545,8 @@ impl BuildArgs {
             ),
             _ => None,
         };
-        // clap rejects --encoding with --model, so at most one of them is set.
-        let model = self.model.as_ref().map(|model| model.encoding);
-        let encoding = self.encoding.or(model).unwrap_or_default();
-        let builder = ContextBuilder::new(self.budget);
+        let encoding = self.openai_encoding();
+        let builder = ContextBuilder::new(self.budget.unwrap_or(DEFAULT_BUDGET));
         let builder = match (&self.tokenizer_file, self.engine) {
             // clap rejects --tokenizer-file with --encoding, --model and --engine.
             (Some(path), _) => builder.tokenizer(tokenizer_file::load(path, self.tokenizer_kind)?),
@@ -554,6 +556,74 @@ impl BuildArgs {
                     .map_err(|err| Failure::bad_input(format!("--engine: {err}")))?,
             ),
             (None, None) => builder.encoding(encoding),
+        };
+        Ok(self.layout_options(builder)?.window(window))
+    }
+
+    /// The encoding --encoding or --model names, or the default.
+    pub(crate) fn openai_encoding(&self) -> Encoding {
+        // clap rejects --encoding with --model, so at most one of them is set.
+        let model = self.model.as_ref().map(|model| model.encoding);
+        self.encoding.or(model).unwrap_or_default()
+    }
+
+    /// The options `prompt` cannot take, which `assemble` reads for the budget and the
+    /// tokenizer (a whole prompt's window sets the budget, its template counts), by the first
+    /// given: a flag and why.
+    pub(crate) fn not_for_a_whole_prompt(&self) -> Option<(&'static str, &'static str)> {
+        [
+            (
+                self.budget.is_some(),
+                "--budget",
+                "the window sets the context's budget: give --window",
+            ),
+            (
+                self.reserve_output.is_some(),
+                "--reserve-output",
+                "give --reserve",
+            ),
+            (
+                self.prompt_tokens.is_some(),
+                "--prompt-tokens",
+                "the whole prompt is counted: give --window",
+            ),
+            (
+                self.engine.is_some(),
+                "--engine",
+                "the chat template's tokenizer counts",
+            ),
+            (
+                self.tokenizer_kind.is_some(),
+                "--tokenizer-kind",
+                "--chat-template says what --tokenizer-file is",
+            ),
+        ]
+        .into_iter()
+        .find_map(|(given, flag, why)| given.then_some((flag, why)))
+    }
+
+    /// The --tokenizer-file given, if any.
+    pub(crate) fn tokenizer_file(&self) -> Option<&std::path::Path> {
+        self.tokenizer_file.as_deref()
+    }
+
+    /// Whether --encoding or --model names the encoding.
+    pub(crate) fn names_an_encoding(&self) -> bool {
+        self.encoding.is_some() || self.model.is_some()
+    }
+
+    /// The context builder for a whole prompt: every option but the budget and the
+    /// tokenizer, which the prompt's window and template decide.
+    pub(crate) fn context_options(&self) -> Result<ContextBuilder, Failure> {
+        self.layout_options(ContextBuilder::new(0))
+    }
+
+    /// `builder` with the options that shape the context's text and selection, and the seal.
+    fn layout_options(&self, builder: ContextBuilder) -> Result<ContextBuilder, Failure> {
+        let duplicates = match self.duplicates {
+            Some(duplicates) => duplicates,
+            None if self.keep_duplicates => Duplicates::Keep,
+            None => Duplicates::default(),
         };
         let builder = builder
             .format(self.format)
@@ -568,9 +638,7 @@ impl BuildArgs {
             .order(self.order)
             .max_per_source(self.max_per_source)
             .max_head_tokens(self.max_head_tokens)
-            .dialect(self.dialect)
-            // clap rejects --budget with the window's options: the window sets the budget.
-            .window(window);
+            .dialect(self.dialect);
         match &self.seal_key_file {
             Some(path) => Ok(builder.seal_key(read_seal_key(path)?)),
             None => Ok(builder),

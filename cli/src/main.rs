@@ -10,7 +10,8 @@
 //! The modules: [`args`] (the command line, and the options turned into an assembler),
 //! [`input`] (reading the results), [`output`] (writing, failures and exit codes),
 //! [`assemble`] (the `assemble` subcommand), [`bench`](mod@bench) (`bench`), [`cite`]
-//! (`cite`), [`inspect`] (`inspect`, one request as an HTML page, made with [`html`]) and
+//! (`cite`), [`prompt`] (`prompt`, a whole prompt through a chat template), [`inspect`]
+//! (`inspect`, one request as an HTML page, made with [`html`]) and
 //! [`batch`] (`batch`, which streams its output as it goes rather than building it in full
 //! first, and with `--report` writes a page of the run).
 
@@ -23,6 +24,7 @@ mod html;
 mod input;
 mod inspect;
 mod output;
+mod prompt;
 mod tokenizer_file;
 
 use std::process::ExitCode;
@@ -51,6 +53,7 @@ fn main() -> ExitCode {
         Command::Inspect(args) => inspect::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Cite(args) => cite::run(args),
+        Command::Prompt(args) => prompt::run(args),
         // Writes as it goes, and has its own exit codes.
         Command::Batch(args) => return batch::run(args),
     };

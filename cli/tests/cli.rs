@@ -22,6 +22,8 @@ mod hostile;
 mod html;
 #[path = "cli/pages.rs"]
 mod pages;
+#[path = "cli/prompt.rs"]
+mod prompt;
 #[path = "cli/report.rs"]
 mod report;
 #[path = "cli/selection.rs"]

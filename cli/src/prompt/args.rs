@@ -1,0 +1,72 @@
+//! `prompt`'s own options: the conversation, the window and the chat template. The context's
+//! options are `assemble`'s ([`BuildArgs`]).
+
+use std::path::PathBuf;
+
+use clap::Args;
+use clap::builder::StringValueParser;
+use mentor_context::prompt::{ContextPlacement, ConversationDate};
+
+use crate::args::{BuildArgs, parse_count, utf8};
+
+#[derive(Debug, Args)]
+pub(crate) struct PromptArgs {
+    #[command(flatten)]
+    pub(crate) build: BuildArgs,
+
+    /// The conversation: an OpenAI-style JSON array of messages ({"role", "content", ...}),
+    /// an optional system message first and the user's question last.
+    #[arg(long, value_name = "CONV.json")]
+    pub(crate) conversation: PathBuf,
+
+    /// The model's context window: the most tokens prompt and answer may take together.
+    #[arg(long, value_name = "TOKENS", value_parser = utf8(parse_count), allow_negative_numbers = true)]
+    pub(crate) window: usize,
+
+    /// Tokens of the window kept free for the answer [default: 1024].
+    #[arg(long, value_name = "TOKENS", value_parser = utf8(parse_count), allow_negative_numbers = true)]
+    pub(crate) reserve: Option<usize>,
+
+    /// The model's chat template: `openai` (OpenAI's counting rule for its chat models, with
+    /// --encoding or --model; no prompt text), `harmony` (gpt-oss), `mistral` (Mistral's
+    /// instruct format, with a Tekken file as --tokenizer-file), or the PATH of a
+    /// tokenizer_config.json or chat_template.jinja (with its tokenizer.json as
+    /// --tokenizer-file).
+    #[arg(long, value_name = "openai|harmony|mistral|PATH", value_parser = utf8(StringValueParser::new()))]
+    pub(crate) chat_template: String,
+
+    /// The conversation's date, for templates that write one (Harmony, Llama 3.1):
+    /// YYYY-MM-DD [default: today, in UTC].
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = utf8(str::parse::<ConversationDate>))]
+    pub(crate) date: Option<ConversationDate>,
+
+    /// Where the context goes: `user` (before the question, so that the system message and
+    /// the history stay a stable prefix), `system` (after the system message) or `documents`
+    /// (the template's documents, for templates that read them) [default: user].
+    #[arg(long, value_name = "WHERE", value_parser = utf8(str::parse::<ContextPlacement>))]
+    pub(crate) context_in: Option<ContextPlacement>,
+
+    /// Keep the history within this many tokens [default: half of what the window leaves
+    /// after the reserve, the template and the system message].
+    #[arg(long, value_name = "TOKENS", value_parser = utf8(parse_count), allow_negative_numbers = true)]
+    pub(crate) history_max_tokens: Option<usize>,
+
+    /// When turns must go, drop enough to leave this share of the history's room free, so
+    /// that the next turns fit without another trim (0.0 to below 1.0) [default: 0.25].
+    #[arg(long, value_name = "SHARE", value_parser = utf8(str::parse::<f64>), allow_negative_numbers = true)]
+    pub(crate) trim_step: Option<f64>,
+
+    /// Let the conversation's messages keep the model's control-token strings (retrieved text
+    /// is always neutralized).
+    #[arg(long)]
+    pub(crate) allow_special_tokens_in_messages: bool,
+
+    /// Print one JSON object (prompt, messages, tokenCount, window, reserve, parts, dropped,
+    /// context) instead of the prompt text (or, for `openai`, the messages).
+    #[arg(long)]
+    pub(crate) json: bool,
+
+    /// The JSON array of results; `-` or no FILE reads standard input.
+    #[arg(value_name = "RESULTS")]
+    pub(crate) file: Option<PathBuf>,
+}
