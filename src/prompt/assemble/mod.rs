@@ -1,23 +1,24 @@
-//! [`PromptAssembler`]: fitting a conversation and results to the window.
+//! [`PromptAssembler`]: fitting a conversation and results to the window. [`conversation`]
+//! reads the conversation; [`fit`] renders and counts one candidate prompt; this module
+//! shares the window between them.
+
+mod conversation;
+mod fit;
 
 use std::borrow::Cow;
-use std::ops::Range;
 use std::sync::Arc;
-
-use minijinja::value::Value;
 
 use super::builder::{ContextPlacement, PromptBuilder};
 use super::count::Counting;
 use super::history;
-use super::message::{role_of, text_content};
-use super::report::{DroppedMessage, Prompt, PromptParts, TemplateDocument};
+use super::report::{DroppedMessage, Prompt, PromptParts};
 use super::spans::message_costs;
-use super::template::{Rendered, TemplateInput};
+use super::template::TemplateInput;
 use super::untrusted;
 use super::{ChatTemplate, ConversationDate, Message};
 use crate::error::Error;
 use crate::tokenizer::TokenCache;
-use crate::{AssembledContext, Assembler, MentorRagResult};
+use crate::{Assembler, MentorRagResult};
 
 /// Fits conversations and results to a model's window: built once by
 /// [`PromptBuilder::build`], `Send + Sync`, cheap to clone.
@@ -46,25 +47,6 @@ struct Inner {
 /// How many renders one fitting may take before it gives up: each one after the first
 /// shrinks the context by what the last went over, or drops a turn.
 const EXTRA_ATTEMPTS: usize = 8;
-
-/// A conversation read and checked.
-struct Conversation {
-    /// The messages as the template will see them (neutralized unless allowed).
-    values: Vec<Value>,
-    roles: Vec<String>,
-    /// Each message's text content.
-    contents: Vec<Option<String>>,
-    /// Whether message 0 is the system message.
-    has_system: bool,
-    /// The history's messages: between the system message and the question.
-    history: Range<usize>,
-}
-
-impl Conversation {
-    fn question(&self) -> usize {
-        self.values.len() - 1
-    }
-}
 
 impl PromptAssembler {
     pub(super) fn new(builder: PromptBuilder) -> Result<PromptAssembler, Error> {
@@ -391,256 +373,6 @@ impl PromptAssembler {
             context: fitted.context,
         })
     }
-
-    /// Reads and checks a conversation.
-    fn read(&self, conversation: &[Message]) -> Result<Conversation, Error> {
-        let problem = |problem: String| Error::Conversation { problem };
-        let Some(last) = conversation.last() else {
-            return Err(problem(
-                "the conversation is empty: it needs at least the user's question".to_string(),
-            ));
-        };
-        if last.role() != "user" || last.content().is_none() {
-            return Err(problem(format!(
-                "the conversation must end with the user's question (text content); message {} is {}",
-                conversation.len() - 1,
-                if last.role() == "user" {
-                    "a user message without text content".to_string()
-                } else {
-                    format!("a `{}` message", last.role())
-                }
-            )));
-        }
-        let control = self.inner.template.control();
-        let mut values = Vec::with_capacity(conversation.len());
-        let mut roles = Vec::with_capacity(conversation.len());
-        let mut contents = Vec::with_capacity(conversation.len());
-        for (index, message) in conversation.iter().enumerate() {
-            let role = message.role();
-            let valid = !role.is_empty()
-                && role.len() <= 64
-                && role
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-            if !valid {
-                return Err(problem(format!(
-                    "message {index}: the role {role:?} is not a name (letters, digits, `_` and `-`)"
-                )));
-            }
-            // As `transformers` does: a key whose value is `null` is dropped (templates handle a
-            // missing key, and some print "None" for a null one).
-            let given = without_nulls(message.value());
-            let value = if self.inner.special_tokens_in_messages {
-                given
-            } else {
-                untrusted::message(&given, control)
-            };
-            contents.push(text_content(&value));
-            roles.push(role_of(&value).unwrap_or_default());
-            values.push(value);
-        }
-        let has_system =
-            conversation.len() > 1 && matches!(conversation[0].role(), "system" | "developer");
-        let history = usize::from(has_system)..conversation.len() - 1;
-        Ok(Conversation {
-            values,
-            roles,
-            contents,
-            has_system,
-            history,
-        })
-    }
-
-    /// Each message's cost measured by rendering the conversation without each turn in turn:
-    /// for templates that rewrite contents, where [`message_costs`] cannot find them.
-    fn costs_by_rendering(
-        &self,
-        chat: &Conversation,
-        date: ConversationDate,
-        counting: &mut Counting<'_>,
-    ) -> Result<Vec<usize>, Error> {
-        let template = &self.inner.template;
-        let turns = history::turns(
-            &chat.roles[chat.history.clone()]
-                .iter()
-                .map(String::as_str)
-                .collect::<Vec<_>>(),
-        );
-        let mut costs = vec![0; chat.values.len()];
-        let render = |from: usize, counting: &mut Counting<'_>| -> Result<usize, Error> {
-            let mut values: Vec<Value> = chat.values[..chat.history.start].to_vec();
-            values.extend_from_slice(&chat.values[from..]);
-            let rendered = template.render(&TemplateInput {
-                messages: &values,
-                documents: None,
-                date,
-            })?;
-            counting.rendered(&rendered)
-        };
-        let mut after = render(chat.history.end, counting)?;
-        for turn in turns.iter().rev() {
-            let start = chat.history.start + turn.start;
-            let with = render(start, counting)?;
-            costs[start] = with.saturating_sub(after);
-            after = with;
-        }
-        Ok(costs)
-    }
-
-    /// Renders the conversation keeping turns from `first`, with the context assembled at
-    /// `budget` and placed, and counts it.
-    #[allow(clippy::too_many_arguments)]
-    fn fit<'c>(
-        &self,
-        chat: &Conversation,
-        turns: &[Range<usize>],
-        first: usize,
-        budget: usize,
-        results: &'c [MentorRagResult],
-        date: ConversationDate,
-        counting: &mut Counting<'_>,
-    ) -> Result<Fitted<'c>, Error> {
-        let inner = &*self.inner;
-        let (context, stats) = match inner.assembler.with_budget(budget) {
-            Ok(assembler) => assembler.run(results),
-            Err(_) => inner.empty.run(results),
-        };
-        counting.bytes_tokenized += stats.bytes_tokenized;
-        let kept_from = chat.history.start
-            + turns
-                .get(first)
-                .map_or(chat.history.end - chat.history.start, |t| t.start);
-        let mut values: Vec<Value> = chat.values[..chat.history.start].to_vec();
-        values.extend_from_slice(&chat.values[kept_from..]);
-        let mut documents = None;
-        match inner.placement {
-            ContextPlacement::User if !context.text.is_empty() => {
-                let question = values.len() - 1;
-                let text = format!(
-                    "{}{}",
-                    context.text,
-                    chat.contents[chat.question()].as_deref().unwrap_or("")
-                );
-                values[question] = with_content(&values[question], &text);
-            }
-            ContextPlacement::System if !context.text.is_empty() => {
-                if chat.has_system {
-                    let system = chat.contents[0].as_deref().unwrap_or("");
-                    let text = if system.is_empty() {
-                        context.text.clone()
-                    } else {
-                        format!("{system}\n\n{}", context.text)
-                    };
-                    values[0] = with_content(&values[0], &text);
-                } else {
-                    values.insert(
-                        0,
-                        Value::from_pairs([
-                            ("role", Value::from("system")),
-                            ("content", Value::from(context.text.as_str())),
-                        ]),
-                    );
-                }
-            }
-            ContextPlacement::Documents => {
-                documents = Some(
-                    context
-                        .citations
-                        .iter()
-                        .map(|citation| {
-                            let result = &results[citation.input_index];
-                            let kept = citation
-                                .kept_bytes
-                                .unwrap_or(result.content.len())
-                                .min(result.content.len());
-                            TemplateDocument {
-                                title: citation
-                                    .title
-                                    .clone()
-                                    .or_else(|| citation.source_url.clone())
-                                    .unwrap_or_default(),
-                                text: result.content[..result.content.floor_char_boundary(kept)]
-                                    .to_string(),
-                            }
-                        })
-                        .collect::<Vec<_>>(),
-                );
-            }
-            _ => {}
-        }
-        let documents_value = documents.as_ref().map(|documents: &Vec<TemplateDocument>| {
-            Value::from(
-                documents
-                    .iter()
-                    .map(|d| {
-                        Value::from_pairs([
-                            ("title", Value::from(d.title.as_str())),
-                            ("text", Value::from(d.text.as_str())),
-                        ])
-                    })
-                    .collect::<Vec<_>>(),
-            )
-        });
-        let rendered = inner.template.render(&TemplateInput {
-            messages: &values,
-            documents: documents_value.as_ref(),
-            date,
-        })?;
-        let total = match inner.placement {
-            ContextPlacement::Documents => counting.rendered(&rendered)?,
-            _ => counting.rendered_with_context(&rendered, &context.text, context.token_count)?,
-        };
-        Ok(Fitted {
-            context,
-            values,
-            documents,
-            rendered,
-            total,
-        })
-    }
-}
-
-/// One rendering of the prompt, counted.
-struct Fitted<'c> {
-    context: AssembledContext<'c>,
-    values: Vec<Value>,
-    documents: Option<Vec<TemplateDocument>>,
-    rendered: Rendered,
-    total: usize,
-}
-
-/// `message` without its top-level keys whose value is `null`.
-fn without_nulls(message: &Value) -> Value {
-    let keys: Vec<Value> = message
-        .try_iter()
-        .map(Iterator::collect)
-        .unwrap_or_default();
-    if keys
-        .iter()
-        .all(|key| !message.get_item(key).is_ok_and(|v| v.is_none()))
-    {
-        return message.clone();
-    }
-    Value::from_pairs(keys.into_iter().filter_map(|key| {
-        let value = message.get_item(&key).unwrap_or_default();
-        (!value.is_none()).then_some((key, value))
-    }))
-}
-
-/// `message` with its `content` replaced.
-fn with_content(message: &Value, content: &str) -> Value {
-    let keys: Vec<Value> = message
-        .try_iter()
-        .map(Iterator::collect)
-        .unwrap_or_default();
-    Value::from_pairs(keys.into_iter().map(|key| {
-        let value = if key.as_str() == Some("content") {
-            Value::from(content)
-        } else {
-            message.get_item(&key).unwrap_or_default()
-        };
-        (key, value)
-    }))
 }
 
 /// Why a dialect's provider cannot have a whole prompt counted here.
