@@ -258,7 +258,7 @@ fn every_bad_input_is_one_line() {
         "--chat-template",
         "mistral",
     ])
-    .bad(&["mistral", "--tokenizer-file"]);
+    .bad(&["--chat-template", "mistral", "tokenizer file"]);
     run(&[
         "prompt",
         "--conversation",
@@ -405,5 +405,5 @@ fn a_template_that_raises_or_loops_is_one_line() {
         "--chat-template",
         config.path(),
     ])
-    .bad(&["--chat-template", "--tokenizer-file"]);
+    .bad(&["--chat-template", "tokenizer file"]);
 }

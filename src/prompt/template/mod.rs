@@ -4,8 +4,10 @@
 //! Four kinds, one file each: a Hugging Face Jinja template (`jinja/`, with `hf_config.rs`
 //! reading `tokenizer_config.json`), OpenAI's Harmony format for gpt-oss (`harmony.rs`),
 //! OpenAI's published counting rule for its chat models (`openai.rs`), and Mistral's instruct
-//! format for Tekken files (`mistral.rs`).
+//! format for Tekken files (`mistral.rs`). `files.rs` loads a model's own template from its files,
+//! and names the templates as the front ends do.
 
+mod files;
 mod harmony;
 #[cfg(feature = "huggingface")]
 mod hf_config;
@@ -254,97 +256,6 @@ impl ChatTemplate {
             control,
             name,
         )
-    }
-
-    /// A model's own chat template and tokenizer: the `chat_template` of its
-    /// `tokenizer_config.json` (`config`), with its `tokenizer.json` loaded as `tokenizer`.
-    /// Needs the `huggingface` feature.
-    ///
-    /// The control tokens are what `transformers`' `sanitize_control_tokens` takes: the
-    /// tokenizer's special tokens, its other added tokens that the template writes (but for
-    /// whitespace, such as Gemma's `"\n"`), and the config's `bos_token` and `eos_token`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::ChatTemplate`] when the config has no usable `chat_template`, the template does
-    /// not compile, or the tokenizer's normalizer removes the zero-width space that
-    /// neutralizes control tokens.
-    #[cfg(feature = "huggingface")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "huggingface")))]
-    pub fn hugging_face(
-        config: &[u8],
-        tokenizer: crate::tokenizer::HuggingFaceTokenizer,
-    ) -> Result<ChatTemplate, Error> {
-        let config = hf_config::read(config).map_err(|problem| Error::ChatTemplate {
-            problem: format!("tokenizer_config.json: {problem}"),
-        })?;
-        ChatTemplate::from_hugging_face_parts(
-            &config.template,
-            config.bos_token,
-            config.eos_token,
-            tokenizer,
-        )
-    }
-
-    /// [`hugging_face`](Self::hugging_face) from files: `template_file` is the model's
-    /// `tokenizer_config.json`, or a `chat_template.jinja` (then the template sees no
-    /// `bos_token` or `eos_token`), and `tokenizer_file` its `tokenizer.json`.
-    ///
-    /// # Errors
-    ///
-    /// As [`hugging_face`](Self::hugging_face), and [`Error::TokenizerFile`] or
-    /// [`Error::ChatTemplate`] naming a file that cannot be read.
-    #[cfg(feature = "huggingface")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "huggingface")))]
-    pub fn from_files(
-        template_file: impl AsRef<std::path::Path>,
-        tokenizer_file: impl AsRef<std::path::Path>,
-    ) -> Result<ChatTemplate, Error> {
-        let template_file = template_file.as_ref();
-        let tokenizer = crate::tokenizer::HuggingFaceTokenizer::from_file(tokenizer_file)?;
-        let bytes = std::fs::read(template_file).map_err(|e| Error::ChatTemplate {
-            problem: format!("{}: {e}", template_file.display()),
-        })?;
-        let in_file = |err: Error| match err {
-            Error::ChatTemplate { problem } => Error::ChatTemplate {
-                problem: format!("{}: {problem}", template_file.display()),
-            },
-            other => other,
-        };
-        if template_file.extension().is_some_and(|e| e == "jinja") {
-            let source = String::from_utf8(bytes).map_err(|_| Error::ChatTemplate {
-                problem: format!("{}: not UTF-8", template_file.display()),
-            })?;
-            ChatTemplate::from_hugging_face_parts(&source, None, None, tokenizer).map_err(in_file)
-        } else {
-            ChatTemplate::hugging_face(&bytes, tokenizer).map_err(in_file)
-        }
-    }
-
-    #[cfg(feature = "huggingface")]
-    fn from_hugging_face_parts(
-        source: &str,
-        bos_token: Option<String>,
-        eos_token: Option<String>,
-        tokenizer: crate::tokenizer::HuggingFaceTokenizer,
-    ) -> Result<ChatTemplate, Error> {
-        if !tokenizer.keeps_zero_width_space() {
-            return Err(Error::ChatTemplate {
-                problem: "the tokenizer's normalizer removes U+200B, so control tokens in retrieved text could not be neutralized".to_string(),
-            });
-        }
-        let control: Vec<String> = tokenizer
-            .added_tokens()
-            .into_iter()
-            // As transformers: whitespace tokens (Gemma's "\n") are ordinary text in templates.
-            .filter(|(content, special)| {
-                *special
-                    || (source.contains(content.as_str())
-                        && !content.chars().all(char::is_whitespace))
-            })
-            .map(|(content, _)| content)
-            .collect();
-        ChatTemplate::jinja(source, tokenizer, control, bos_token, eos_token)
     }
 
     /// A short name: the kind of template and the tokenizer's name.

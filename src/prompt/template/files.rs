@@ -1,0 +1,198 @@
+//! Chat templates from a model's files, and by the names the front ends give them
+//! (`openai`, `harmony`, `mistral`, or a template file's path).
+
+use std::path::Path;
+
+use super::ChatTemplate;
+#[cfg(feature = "huggingface")]
+use super::hf_config;
+use crate::error::Error;
+use crate::tokenizer::{Encoding, TekkenTokenizer};
+
+impl ChatTemplate {
+    /// The template `name` stands for, as the command's `--chat-template` and the bindings'
+    /// `chat_template` / `chatTemplate` take it: `openai` (OpenAI's rule, counted with
+    /// `encoding`, o200k_base without one), `harmony` (gpt-oss), `mistral` (with the model's
+    /// Tekken file as `tokenizer_file`), or else the path of a model's `tokenizer_config.json`
+    /// or `chat_template.jinja`, with its `tokenizer.json` as `tokenizer_file` (the
+    /// `huggingface` feature).
+    ///
+    /// ```
+    /// use mentor_context::prompt::ChatTemplate;
+    ///
+    /// assert_eq!(ChatTemplate::named("harmony", None, None)?.name(), "harmony/o200k_harmony");
+    /// assert!(ChatTemplate::named("mistral", None, None).is_err()); // it needs its Tekken file
+    /// # Ok::<(), mentor_context::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::PromptSetting`] when a tokenizer file or an encoding is given where the
+    /// template counts with its own, or is missing where it needs one, or a template file does
+    /// not exist; what [`mistral`](Self::mistral), [`from_files`](Self::from_files) and
+    /// [`TekkenTokenizer::from_file`] refuse.
+    pub fn named(
+        name: &str,
+        tokenizer_file: Option<&Path>,
+        encoding: Option<Encoding>,
+    ) -> Result<ChatTemplate, Error> {
+        let setting = |problem: String| Error::PromptSetting { problem };
+        let own_encoding = |name: &str| match tokenizer_file {
+            Some(_) => Err(setting(format!(
+                "the `{name}` chat template counts with its own encoding: a tokenizer file is for                  a template file or `mistral`"
+            ))),
+            None => Ok(()),
+        };
+        match name {
+            "openai" => {
+                own_encoding(name)?;
+                Ok(ChatTemplate::openai(encoding.unwrap_or_default()))
+            }
+            "harmony" => {
+                own_encoding(name)?;
+                match encoding {
+                    Some(encoding) if encoding != Encoding::O200kBase => Err(setting(format!(
+                        "the `harmony` chat template (gpt-oss) counts with o200k_base and                          Harmony's tokens, not {encoding}: leave the encoding out"
+                    ))),
+                    _ => Ok(ChatTemplate::harmony()),
+                }
+            }
+            "mistral" => {
+                let path = tokenizer_file.ok_or_else(|| {
+                    setting(
+                        "the `mistral` chat template needs the model's Tekken file as its                          tokenizer file"
+                            .to_string(),
+                    )
+                })?;
+                ChatTemplate::mistral(TekkenTokenizer::from_file(path)?)
+            }
+            path => ChatTemplate::from_named_files(Path::new(path), tokenizer_file, encoding),
+        }
+    }
+
+    fn from_named_files(
+        path: &Path,
+        tokenizer_file: Option<&Path>,
+        encoding: Option<Encoding>,
+    ) -> Result<ChatTemplate, Error> {
+        let setting = |problem: String| Error::PromptSetting { problem };
+        let name = path.display();
+        if encoding.is_some() {
+            return Err(setting(format!(
+                "the chat template {name} counts with the model's tokenizer.json, given as its                  tokenizer file, not with an encoding"
+            )));
+        }
+        let Some(tokenizer_file) = tokenizer_file else {
+            return Err(setting(format!(
+                "the chat template {name} needs the model's tokenizer.json as its tokenizer file                  (openai, harmony and mistral are the templates written here)"
+            )));
+        };
+        if !path.is_file() {
+            return Err(setting(format!(
+                "the chat template {name}: no such file (openai, harmony and mistral are the                  templates written here)"
+            )));
+        }
+        #[cfg(feature = "huggingface")]
+        {
+            ChatTemplate::from_files(path, tokenizer_file)
+        }
+        #[cfg(not(feature = "huggingface"))]
+        {
+            let _ = tokenizer_file;
+            Err(setting(format!(
+                "the chat template {name} needs the `huggingface` feature, which this build                  lacks"
+            )))
+        }
+    }
+
+    /// A model's own chat template and tokenizer: the `chat_template` of its
+    /// `tokenizer_config.json` (`config`), with its `tokenizer.json` loaded as `tokenizer`.
+    /// Needs the `huggingface` feature.
+    ///
+    /// The control tokens are what `transformers`' `sanitize_control_tokens` takes: the
+    /// tokenizer's special tokens, its other added tokens that the template writes (but for
+    /// whitespace, such as Gemma's `"\n"`), and the config's `bos_token` and `eos_token`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ChatTemplate`] when the config has no usable `chat_template`, the template does
+    /// not compile, or the tokenizer's normalizer removes the zero-width space that
+    /// neutralizes control tokens.
+    #[cfg(feature = "huggingface")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "huggingface")))]
+    pub fn hugging_face(
+        config: &[u8],
+        tokenizer: crate::tokenizer::HuggingFaceTokenizer,
+    ) -> Result<ChatTemplate, Error> {
+        let config = hf_config::read(config).map_err(|problem| Error::ChatTemplate {
+            problem: format!("tokenizer_config.json: {problem}"),
+        })?;
+        ChatTemplate::from_hugging_face_parts(
+            &config.template,
+            config.bos_token,
+            config.eos_token,
+            tokenizer,
+        )
+    }
+
+    /// [`hugging_face`](Self::hugging_face) from files: `template_file` is the model's
+    /// `tokenizer_config.json`, or a `chat_template.jinja` (then the template sees no
+    /// `bos_token` or `eos_token`), and `tokenizer_file` its `tokenizer.json`.
+    ///
+    /// # Errors
+    ///
+    /// As [`hugging_face`](Self::hugging_face), and [`Error::TokenizerFile`] or
+    /// [`Error::ChatTemplate`] naming a file that cannot be read.
+    #[cfg(feature = "huggingface")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "huggingface")))]
+    pub fn from_files(
+        template_file: impl AsRef<std::path::Path>,
+        tokenizer_file: impl AsRef<std::path::Path>,
+    ) -> Result<ChatTemplate, Error> {
+        let template_file = template_file.as_ref();
+        let tokenizer = crate::tokenizer::HuggingFaceTokenizer::from_file(tokenizer_file)?;
+        let bytes = std::fs::read(template_file).map_err(|e| Error::ChatTemplate {
+            problem: format!("{}: {e}", template_file.display()),
+        })?;
+        let in_file = |err: Error| match err {
+            Error::ChatTemplate { problem } => Error::ChatTemplate {
+                problem: format!("{}: {problem}", template_file.display()),
+            },
+            other => other,
+        };
+        if template_file.extension().is_some_and(|e| e == "jinja") {
+            let source = String::from_utf8(bytes).map_err(|_| Error::ChatTemplate {
+                problem: format!("{}: not UTF-8", template_file.display()),
+            })?;
+            ChatTemplate::from_hugging_face_parts(&source, None, None, tokenizer).map_err(in_file)
+        } else {
+            ChatTemplate::hugging_face(&bytes, tokenizer).map_err(in_file)
+        }
+    }
+
+    #[cfg(feature = "huggingface")]
+    fn from_hugging_face_parts(
+        source: &str,
+        bos_token: Option<String>,
+        eos_token: Option<String>,
+        tokenizer: crate::tokenizer::HuggingFaceTokenizer,
+    ) -> Result<ChatTemplate, Error> {
+        if !tokenizer.keeps_zero_width_space() {
+            return Err(Error::ChatTemplate {
+                problem: "the tokenizer's normalizer removes U+200B, so control tokens in retrieved text could not be neutralized".to_string(),
+            });
+        }
+        let control: Vec<String> = tokenizer
+            .added_tokens()
+            .into_iter()
+            // As transformers: whitespace tokens (Gemma's "\n") are ordinary text in templates.
+            .filter(|(content, special)| {
+                *special
+                    || (source.contains(content.as_str())
+                        && !content.chars().all(char::is_whitespace))
+            })
+            .map(|(content, _)| content)
+            .collect();
+        ChatTemplate::jinja(source, tokenizer, control, bos_token, eos_token)
+    }
+}
