@@ -16,7 +16,8 @@ Python bindings of the Rust library ``mentor-context``::
 
 The report has the keys of ``mentor-context assemble --json``. ``assemble_follow_up``
 assembles the next turn; ``Resolver(report).stream()`` reads a streamed answer's markers
-(``stream_citations`` over an async iterator of chunks). Adapters for LlamaIndex and
+(``stream_citations`` over an async iterator of chunks). ``PromptAssembler`` fits a whole
+prompt (conversation and results) to a model's window through its chat template. Adapters for LlamaIndex and
 LangChain are in ``mentor_context.llama_index`` and ``mentor_context.langchain``.
 """
 
@@ -24,6 +25,7 @@ from ._native import (
     Assembler,
     CitationStream,
     MentorContextError,
+    PromptAssembler,
     Resolver,
     ResponseStream,
     __version__,
@@ -35,6 +37,7 @@ __all__ = [
     "Assembler",
     "CitationStream",
     "MentorContextError",
+    "PromptAssembler",
     "Resolver",
     "ResponseStream",
     "StreamedCitations",

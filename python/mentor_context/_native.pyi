@@ -1,5 +1,6 @@
 """Type stubs of the extension module (the Rust side of ``mentor_context``)."""
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, TypedDict
 
@@ -199,6 +200,80 @@ class Assembler:
     def format(self) -> str: ...
     @property
     def strict(self) -> bool: ...
+
+class PromptParts(TypedDict):
+    template: int
+    system: int
+    history: int
+    context: int
+    question: int
+
+class DroppedMessage(TypedDict):
+    index: int
+    role: str
+    tokens: int
+
+class _PromptBase(TypedDict):
+    messages: list[dict[str, Any]]
+    tokenCount: int
+    window: int
+    reserve: int
+    parts: PromptParts
+    dropped: list[DroppedMessage]
+    context: Report
+
+class Prompt(_PromptBase, total=False):
+    prompt: str  # absent for chat_template="openai", whose messages are what is sent
+    documents: list[dict[str, str]]  # with context_in="documents"
+
+class PromptAssembler:
+    """Fits a whole prompt, the conversation (an optional system message, the history, the
+    user's question last) and the results, to ``window`` less ``reserve`` through the
+    model's chat template: ``"openai"`` (OpenAI's counting rule, with ``encoding`` or
+    ``model``), ``"harmony"`` (gpt-oss), ``"mistral"`` (with a Tekken file as
+    ``tokenizer_file``), or the path of a model's ``tokenizer_config.json`` or
+    ``chat_template.jinja`` with its ``tokenizer.json`` as ``tokenizer_file``. The history
+    keeps its newest whole turns; ``tokenCount + reserve <= window``. The context's options
+    are ``Assembler``'s, but for those that set the budget or the tokenizer."""
+
+    def __init__(
+        self,
+        window: int,
+        chat_template: str,
+        *,
+        reserve: int | None = None,
+        tokenizer_file: str | os.PathLike[str] | None = None,
+        encoding: Literal["o200k_base", "cl100k_base", "p50k_base", "r50k_base"] | None = None,
+        model: str | None = None,
+        date: str | None = None,
+        context_in: Literal["user", "system", "documents"] | None = None,
+        history_max_tokens: int | None = None,
+        trim_step: float | None = None,
+        special_tokens_in_messages: bool = False,
+        format: Literal["plain", "xml"] | None = None,
+        overflow: Literal["truncate", "stop", "skip"] | None = None,
+        duplicates: Literal["url-and-content", "content", "keep"] | None = None,
+        min_score: float | None = None,
+        max_blocks: int | None = None,
+        min_truncated_tokens: int | None = None,
+        hide_metadata_keys: Sequence[str] = (),
+        header: str | None = None,
+        order: Literal["score", "as-given", "edges"] | None = None,
+        max_per_source: int | None = None,
+        max_head_tokens: int | None = None,
+        cache_bytes: int | None = None,
+        seal_key: bytes | str | None = None,
+        strict: bool = False,
+    ) -> None: ...
+    def assemble(
+        self, conversation: Sequence[Mapping[str, Any]], results: Sequence[Result]
+    ) -> Prompt:
+        """The whole prompt, with the keys of ``mentor-context prompt --json``."""
+    def assemble_json(
+        self, conversation: Sequence[Mapping[str, Any]], results: Sequence[Result]
+    ) -> str:
+        """The same as one line of JSON, byte for byte what ``prompt --json`` prints
+        (without the newline)."""
 
 def resolve_citations(
     report: Report | Sequence[Citation], answer: str, *, renumber: bool = False

@@ -7,7 +7,8 @@
 //! modules: [`depythonize`] (a serde reader of Python objects), [`options`] (keyword arguments into a `ContextBuilder`), [`results`] (Python
 //! objects into results), [`reuse`] (the buffers requests are read into), [`report`] (a context into JSON or a dict), [`pyser`] (a serde writer of Python objects), [`assembler`] (the `Assembler`
 //! class, with [`follow_up`] for its next turns), [`citations`] (`resolve_citations`),
-//! [`stream`] (`Resolver` and its `CitationStream`) and [`errors`] (the exception).
+//! [`stream`] (`Resolver` and its `CitationStream`), [`prompt`] (`PromptAssembler`, the whole
+//! prompt) and [`errors`] (the exception).
 #![deny(missing_docs)]
 
 mod assembler;
@@ -18,6 +19,7 @@ mod errors;
 mod follow_up;
 mod many;
 mod options;
+mod prompt;
 mod pyser;
 mod report;
 mod results;
@@ -35,6 +37,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.py().get_type::<errors::MentorContextError>(),
     )?;
     m.add_class::<assembler::PyAssembler>()?;
+    m.add_class::<prompt::PyPromptAssembler>()?;
     m.add_class::<dialects::PyResponseStream>()?;
     m.add_function(wrap_pyfunction!(citations::resolve_citations, m)?)?;
     m.add_class::<stream::PyResolver>()?;

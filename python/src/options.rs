@@ -135,6 +135,14 @@ impl Options {
             }
             None => builder.encoding(encoding),
         };
+        // The window last: it sets the budget (the same order as the command's builder).
+        Ok(self.layout_builder(builder)?.window(window))
+    }
+
+    /// `builder` with the options that shape the context's text and selection, the cache and
+    /// the seal: all but the budget and the tokenizer, which a whole prompt's window and
+    /// chat template decide.
+    pub(crate) fn layout_builder(&self, builder: ContextBuilder) -> PyResult<ContextBuilder> {
         let builder = builder
             .format(named::<BuiltinFormat>(self.format.as_deref())?.unwrap_or_default())
             .overflow(named::<Overflow>(self.overflow.as_deref())?.unwrap_or_default())
@@ -149,11 +157,9 @@ impl Options {
             .max_head_tokens(count("max_head_tokens", self.max_head_tokens)?)
             .cache(count("cache_bytes", self.cache_bytes)?.map(TokenCache::new));
         let builder = builder.dialect(named::<Dialect>(self.dialect.as_deref())?);
-        let builder = match &self.seal_key {
+        Ok(match &self.seal_key {
             Some(key) => builder.seal_key(key),
             None => builder,
-        };
-        // The window last: it sets the budget (the same order as the command's builder).
-        Ok(builder.window(window))
+        })
     }
 }
