@@ -56,17 +56,22 @@ pub(super) fn bar(context: &AssembledContext<'_>, parts: &TextParts) -> Bar {
         ("free", "free", free),
     ]
     .into_iter()
-    .map(|(key, name, tokens)| Share {
-        key,
-        name,
-        tokens,
-        percent: percent(tokens, context.budget, 1),
-        width: percent(tokens, context.budget, 3),
-    })
+    .map(|(key, name, tokens)| share(key, name, tokens, context.budget))
     .collect();
     Bar {
         shares,
         joins_inexact: counted > context.token_count,
+    }
+}
+
+/// A share of `tokens` of `whole`.
+pub(super) fn share(key: &'static str, name: &'static str, tokens: usize, whole: usize) -> Share {
+    Share {
+        key,
+        name,
+        tokens,
+        percent: percent(tokens, whole, 1),
+        width: percent(tokens, whole, 3),
     }
 }
 

@@ -5,12 +5,15 @@
 //! content, free), each block in text order with its chip and the exact text sent
 //! ([`view`]), the results left out with their reason and, for those that did not fit, the
 //! smallest budget that would have taken them in ([`need`]), the answer's citations linked to
-//! their blocks ([`answer`]), and the settings. The page template is `page.html`.
+//! their blocks ([`answer`]), and the settings. With `--conversation`, `--window` and
+//! `--chat-template` it fits a whole prompt as `prompt` does, and the page shows first where
+//! the window went ([`window`]). The page template is `page.html`.
 
 mod answer;
 mod budget;
 mod need;
 mod view;
+mod window;
 
 use std::path::PathBuf;
 
@@ -21,6 +24,7 @@ use crate::assemble::Request;
 use crate::html;
 use crate::input::Input;
 use crate::output::{Failure, escape_os, json_line};
+use crate::prompt::PromptOptions;
 
 /// The page's template.
 const PAGE: &str = include_str!("page.html");
@@ -52,6 +56,9 @@ pub(crate) struct InspectArgs {
     /// The HTML file to write.
     #[arg(long, value_name = "PAGE")]
     pub(crate) output: PathBuf,
+
+    #[command(flatten)]
+    pub(crate) prompt: PromptOptions,
 }
 
 /// Runs `inspect`: writes the page, and returns what to print (the report with --json).
@@ -75,6 +82,9 @@ pub(crate) fn run(args: &InspectArgs) -> Result<String, Failure> {
             ));
         }
     }
+    if args.prompt.conversation.is_some() {
+        return run_whole_prompt(args, answer.as_ref());
+    }
     let request = Request::read(&args.build, args.file.as_deref(), args.previous.as_deref())?;
     let answer = answer.map(|answer| answer.text()).transpose()?;
     let context = request.assemble_with(&request.assembler)?;
@@ -88,6 +98,61 @@ pub(crate) fn run(args: &InspectArgs) -> Result<String, Failure> {
     html::write_page(&args.output, &html)?;
     if args.json {
         json_line(&context)
+    } else {
+        Ok(String::new())
+    }
+}
+
+/// `inspect` of a whole prompt: fitted as `prompt` fits it, drawn with its window first.
+fn run_whole_prompt(args: &InspectArgs, answer: Option<&Input>) -> Result<String, Failure> {
+    if args.previous.is_some() {
+        return Err(Failure::bad_input(
+            "--previous continues a context's blocks; a whole prompt carries its history in \
+             --conversation"
+                .to_string(),
+        ));
+    }
+    let fitted = crate::prompt::fit(&args.build, &args.prompt, args.file.as_deref())?;
+    let answer = answer.map(Input::text).transpose()?;
+    let context = &fitted.prompt.context;
+    // The context's assembler at the budget the fitting gave it: its pieces are counted as
+    // they were.
+    let assembler = fitted
+        .prompts
+        .assembler()
+        .with_budget(context.budget)
+        .map_err(|err| Failure::bad_input(err.to_string()))?;
+    let mut settings = args.build.settings(&assembler);
+    settings.retain(|(flag, _)| *flag != "--budget");
+    settings.extend([
+        ("--window", fitted.prompt.window.to_string()),
+        ("--reserve", fitted.prompt.reserve.to_string()),
+        (
+            "--chat-template",
+            fitted.prompts.template().name().to_string(),
+        ),
+        ("--context-in", fitted.prompts.placement().to_string()),
+        ("--trim-step", fitted.prompts.trim_step().to_string()),
+    ]);
+    let request = Request {
+        assembler,
+        input: fitted.input,
+        results: fitted.results,
+        previous: None,
+    };
+    let names = view::Names {
+        input: request.input.name(),
+        previous: None,
+    };
+    let mut page = view::page(&request, context, answer.as_deref(), &settings, &names);
+    page.window = Some(window::window(
+        &fitted.prompt,
+        fitted.prompts.template().name(),
+    ));
+    let html = html::render("inspect.html", PAGE, &page)?;
+    html::write_page(&args.output, &html)?;
+    if args.json {
+        json_line(&fitted.prompt)
     } else {
         Ok(String::new())
     }

@@ -52,6 +52,8 @@ pub(super) struct Page<'a> {
     reasons: Vec<Reason>,
     answer: Option<Answer<'a>>,
     settings: Vec<(&'static str, Text<'a>)>,
+    /// With a whole prompt: where its window went.
+    pub(super) window: Option<super::window::Window<'a>>,
 }
 
 /// One block: its chip, its cost and its text.
@@ -182,6 +184,7 @@ pub(super) fn page<'a>(
             .iter()
             .map(|(name, value)| (*name, Text::field(value)))
             .collect(),
+        window: None,
     }
 }
 

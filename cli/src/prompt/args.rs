@@ -1,5 +1,6 @@
-//! `prompt`'s own options: the conversation, the window and the chat template. The context's
-//! options are `assemble`'s ([`BuildArgs`]).
+//! `prompt`'s own options: the conversation, the window and the chat template
+//! ([`PromptOptions`], which `inspect` takes too). The context's options are `assemble`'s
+//! ([`BuildArgs`]).
 
 use std::path::PathBuf;
 
@@ -9,19 +10,40 @@ use mentor_context::prompt::{ContextPlacement, ConversationDate};
 
 use crate::args::{BuildArgs, parse_count, utf8};
 
+// `prompt` needs the conversation, the window and the template; `inspect` takes them to draw
+// a whole prompt, and without them draws a context.
 #[derive(Debug, Args)]
+#[command(mut_arg("conversation", |a| a.required(true)))]
+#[command(mut_arg("window", |a| a.required(true)))]
+#[command(mut_arg("chat_template", |a| a.required(true)))]
 pub(crate) struct PromptArgs {
     #[command(flatten)]
     pub(crate) build: BuildArgs,
 
+    #[command(flatten)]
+    pub(crate) options: PromptOptions,
+
+    /// Print one JSON object (prompt, messages, tokenCount, window, reserve, parts, dropped,
+    /// context) instead of the prompt text (or, for `openai`, the messages).
+    #[arg(long)]
+    pub(crate) json: bool,
+
+    /// The JSON array of results; `-` or no FILE reads standard input.
+    #[arg(value_name = "RESULTS")]
+    pub(crate) file: Option<PathBuf>,
+}
+
+/// What a whole prompt takes beyond the context's options.
+#[derive(Debug, Args)]
+pub(crate) struct PromptOptions {
     /// The conversation: an OpenAI-style JSON array of messages ({"role", "content", ...}),
     /// an optional system message first and the user's question last.
-    #[arg(long, value_name = "CONV.json")]
-    pub(crate) conversation: PathBuf,
+    #[arg(long, value_name = "CONV.json", requires_all = ["window", "chat_template"])]
+    pub(crate) conversation: Option<PathBuf>,
 
     /// The model's context window: the most tokens prompt and answer may take together.
-    #[arg(long, value_name = "TOKENS", value_parser = utf8(parse_count), allow_negative_numbers = true)]
-    pub(crate) window: usize,
+    #[arg(long, value_name = "TOKENS", value_parser = utf8(parse_count), allow_negative_numbers = true, requires = "conversation")]
+    pub(crate) window: Option<usize>,
 
     /// Tokens of the window kept free for the answer [default: 1024].
     #[arg(long, value_name = "TOKENS", value_parser = utf8(parse_count), allow_negative_numbers = true)]
@@ -32,8 +54,8 @@ pub(crate) struct PromptArgs {
     /// instruct format, with a Tekken file as --tokenizer-file), or the PATH of a
     /// tokenizer_config.json or chat_template.jinja (with its tokenizer.json as
     /// --tokenizer-file).
-    #[arg(long, value_name = "openai|harmony|mistral|PATH", value_parser = utf8(StringValueParser::new()))]
-    pub(crate) chat_template: String,
+    #[arg(long, value_name = "openai|harmony|mistral|PATH", value_parser = utf8(StringValueParser::new()), requires = "conversation")]
+    pub(crate) chat_template: Option<String>,
 
     /// The conversation's date, for templates that write one (Harmony, Llama 3.1):
     /// YYYY-MM-DD [default: today, in UTC].
@@ -60,13 +82,4 @@ pub(crate) struct PromptArgs {
     /// is always neutralized).
     #[arg(long)]
     pub(crate) allow_special_tokens_in_messages: bool,
-
-    /// Print one JSON object (prompt, messages, tokenCount, window, reserve, parts, dropped,
-    /// context) instead of the prompt text (or, for `openai`, the messages).
-    #[arg(long)]
-    pub(crate) json: bool,
-
-    /// The JSON array of results; `-` or no FILE reads standard input.
-    #[arg(value_name = "RESULTS")]
-    pub(crate) file: Option<PathBuf>,
 }
