@@ -24,4 +24,5 @@ mod properties;
 mod reading;
 mod selection;
 mod snapshots;
+mod unsealed_fields;
 mod whole_prompt;
