@@ -403,8 +403,8 @@ impl<'c> Tally<'c> {
 
     /// Writes `marker` with its numbers replaced, keeping its brackets, spaces and dashes. A
     /// range whose new numbers no longer run on (`[3-5]` to 2, 1, 3) becomes a list. Each
-    /// item's `numbers` are as [`record`](Self::record) read them: an item that cited
-    /// nothing is kept as written.
+    /// item's `numbers` are as [`record`](Self::record) read them: an item read as none (a
+    /// range reversed, too wide, or past the answer's bound) is kept as written.
     fn write_renumbered(
         &self,
         marker: &Marker,
