@@ -12,18 +12,21 @@ use mentor_context::{
 
 const KEY: &[u8] = b"a key of thirty-two bytes, test!";
 
-/// The layouts the red team edited reports of, and one whose text shows the URL.
+/// The layouts the red team edited reports of, and those whose text shows the URL.
 #[derive(Debug, Clone, Copy)]
 enum Layout {
     Format(BuiltinFormat),
     Dialect(Dialect),
 }
 
-const LAYOUTS: [Layout; 4] = [
+const LAYOUTS: [Layout; 7] = [
     Layout::Format(BuiltinFormat::Plain),
     Layout::Format(BuiltinFormat::Xml),
     Layout::Dialect(Dialect::AnthropicDocuments),
     Layout::Dialect(Dialect::Anthropic),
+    Layout::Dialect(Dialect::Bedrock),
+    Layout::Dialect(Dialect::Cohere),
+    Layout::Dialect(Dialect::Mistral),
 ];
 
 fn builder(layout: Layout) -> ContextBuilder {
@@ -44,7 +47,7 @@ fn sealed(layout: Layout) -> Assembler {
 
 /// Whether the text of this layout shows a titled block's source URL.
 fn shows_url(layout: Layout) -> bool {
-    matches!(layout, Layout::Dialect(Dialect::Anthropic))
+    matches!(layout, Layout::Dialect(dialect) if dialect != Dialect::AnthropicDocuments)
 }
 
 /// One titled block with a URL, a shown entry, a hidden one and a `null` one; one without
