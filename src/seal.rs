@@ -20,7 +20,7 @@
 //!   | `sourceUrl` | proven where the text shows it, as the title of a block without one or in the `source:` line of the Anthropic, Bedrock, Cohere and Mistral dialects; elsewhere (plain, XML, `anthropic-documents` beside a title) carried as given |
 //!   | `truncated`, `keptBytes`, `keptUtf16`, `headShortened` | proven by the text |
 //!   | `fingerprint` | a whole block's, proven by its content; a cut block's covers content the text does not hold: carried as given |
-//!   | each chip's `tokenCount` | counted again from its head and body, as an assembly counts them; refused if it disagrees |
+//!   | each chip's `tokenCount` | counted again from its block, as an assembly counts it; refused if it disagrees |
 //!   | the report's `tokenCount` | not carried: the next report's is counted from its text |
 //!   | `score`, `inputIndex`, metadata the head does not show (hidden keys, `null` values, what a head cap leaves out) | not in the text: carried as given |
 //!   | `encoding`, `dialect` | this assembler's, or refused; `budget`, `omitted`, `window`, `headroom` are not carried |

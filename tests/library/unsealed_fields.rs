@@ -252,3 +252,49 @@ fn the_seal_covers_the_report_as_read_not_its_bytes() {
     let report: AssembledContext<'_> = serde_json::from_str(&other).unwrap();
     assert!(refused(&assembler, &report).contains("seal does not match"));
 }
+
+/// A counter that vouches for no split: a whole block is measured in one piece and a cut one
+/// as head and body, and the counts are recounted the same way, so its reports continue, at
+/// every budget, and a count raised by one is still refused.
+struct NoExactSplits;
+
+impl TokenCounter for NoExactSplits {
+    fn name(&self) -> &str {
+        "no-exact-splits"
+    }
+    fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>) {
+        Encoding::O200kBase.token_lengths(text, lengths);
+    }
+}
+
+#[test]
+fn counts_are_recounted_as_they_were_counted_whatever_the_tokenizer() {
+    let long = "Every seat includes storage, and annual plans save two months. ".repeat(20);
+    let mut inputs = results();
+    inputs.push(MentorRagResult::from_content(long, 0.7).with_title("Terms"));
+    let mut cut = 0;
+    for format in BuiltinFormat::ALL {
+        for budget in [60, 90, 150, 400] {
+            let assembler = ContextBuilder::new(budget)
+                .format(format)
+                .tokenizer(NoExactSplits)
+                .build()
+                .unwrap();
+            let first = stored(&assembler.assemble(&inputs));
+            if first.citations.is_empty() {
+                continue;
+            }
+            cut += first.citations.iter().filter(|c| c.truncated).count();
+            let more = next_turn();
+            let next = assembler.assemble_follow_up(&first, &more);
+            assert!(next.is_ok(), "{format} at {budget}: {next:?}");
+            let mut edited = first.clone();
+            edited.citations[0].token_count += 1;
+            assert!(
+                refused(&assembler, &edited).contains("block 1"),
+                "{format} at {budget}"
+            );
+        }
+    }
+    assert!(cut > 0, "no block was cut");
+}

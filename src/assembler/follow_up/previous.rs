@@ -6,7 +6,7 @@
 //! [`read_body`](crate::format::Format::read_body) and written again, and each content must
 //! match its citation's fingerprint (a whole block) or kept length (a cut one). So nothing the
 //! renderer would have escaped can be in it, and no block can be added, removed or swapped.
-//! Each chip's token count is then counted again from its head and body (`check_counts` in
+//! Each chip's token count is then counted again from its block (`check_counts` in
 //! `mod.rs`). What the text cannot show is carried as given: the `seal` module's table.
 
 use std::collections::{HashMap, HashSet, VecDeque};
