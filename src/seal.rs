@@ -6,25 +6,44 @@
 //! can edit the prompt of the next turn. What a follow-up turn accepts depends on whether
 //! the assembler has a key ([`ContextBuilder::seal_key`](crate::ContextBuilder::seal_key)):
 //!
-//! - **Unsealed** (no key): the previous report is trusted only as far as its rendering is
-//!   well-formed. Its text must be exactly what this assembler writes for its citations, with
-//!   the contents read back from between the heads, and each content must match its
-//!   citation's fingerprint (or, for a cut block, its kept length). Nothing the renderer would
-//!   have escaped can pass, so an edit cannot forge a block, a marker or a closing. But the
-//!   fingerprint is not cryptographic and covers only the ends of content over 64 KiB, so an
-//!   edit that keeps the form and the fingerprint is not detected: another price in a cut
-//!   block's text, a change in the middle of a long content, a crafted collision.
+//! - **Unsealed** (no key): the previous report is checked for agreement with its own text,
+//!   not for where it came from. Its text must be exactly what this assembler writes for its
+//!   citations, with the contents read back from between the heads, so nothing the renderer
+//!   would have escaped can pass and no block, marker or closing can be forged. Field by
+//!   field, what the next turn uses or carries:
+//!
+//!   | field | unsealed |
+//!   |---|---|
+//!   | `context` | exactly this assembler's rendering of the citations, or refused |
+//!   | `index` | 1..n, or refused |
+//!   | `title`; the metadata entries the head shows, and their order | proven: the head is written again from the chip and must be the text's (of a head shortened to `max_head_tokens`, what it shows) |
+//!   | `sourceUrl` | proven where the text shows it, as the title of a block without one or in the `source:` line of the Anthropic, Bedrock, Cohere and Mistral dialects; elsewhere (plain, XML, `anthropic-documents` beside a title) carried as given |
+//!   | `truncated`, `keptBytes`, `keptUtf16`, `headShortened` | proven by the text |
+//!   | `fingerprint` | a whole block's, proven by its content; a cut block's covers content the text does not hold: carried as given |
+//!   | each chip's `tokenCount` | counted again from its block, as an assembly counts it; refused if it disagrees |
+//!   | the report's `tokenCount` | not carried: the next report's is counted from its text |
+//!   | `score`, `inputIndex`, metadata the head does not show (hidden keys, `null` values, what a head cap leaves out) | not in the text: carried as given |
+//!   | `encoding`, `dialect` | this assembler's, or refused; `budget`, `omitted`, `window`, `headroom` are not carried |
+//!
+//!   Nothing the model reads can come from a field carried as given, but the next report's
+//!   chips can: a link to another site, another score. And agreement is all that is proven:
+//!   the fingerprint is not cryptographic and anyone can compute it, so an edit that keeps
+//!   the text and the chips in agreement (a title changed in both, a content and its
+//!   fingerprint, a change in the middle of a content over 64 KiB) is not detected either.
 //! - **Sealed** (a key): every report carries a [`Seal`], an HMAC-SHA256 tag over the whole
 //!   report (its text, its citations, its omissions, its counts) and the layout it was written
 //!   with (format, header, hidden keys, head cap, dialect), and a follow-up turn refuses a
-//!   report whose seal is missing or does not match. One changed byte anywhere in it is
-//!   refused, and so is a report sealed by an assembler of another layout: the report is
-//!   proven to be ours, and its text need not be read back.
+//!   report whose seal is missing or does not match. Any field changed is refused, and so is
+//!   a report sealed by an assembler of another layout: the report is proven to be ours, and
+//!   its text need not be read back.
 //!
-//! The seal is over the report as JSON with each citation's metadata in key order, so it
-//! survives a store that sorts object keys (PostgreSQL `jsonb`), and over nothing else: it
-//! proves where a report came from, not when, so a report of an earlier turn can be handed
-//! back again.
+//! The seal covers the report as it is read, each field's value, not the bytes of its JSON:
+//! the JSON with each citation's metadata in key order, so it survives a store that sorts
+//! object keys (PostgreSQL `jsonb`). Spaces, key order, a key this version does not read, or
+//! a number spelled another way that reads as the same value (`0.9` as `0.900000001`, the
+//! same `f32`) do not change it, and such a report continues as the original would: nothing
+//! the library reads from it differs. The seal proves where a report came from, not when, so
+//! a report of an earlier turn can be handed back again.
 //!
 //! ```
 //! use mentor_context::{ContextBuilder, MentorRagResult};

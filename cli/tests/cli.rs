@@ -4,6 +4,8 @@
 
 // The tests, by what they check; the helpers below are theirs. A test crate's root looks for
 // modules next to it, where Cargo would take them for test crates of their own.
+#[path = "cli/answer_pages.rs"]
+mod answer_pages;
 #[path = "cli/bad_input.rs"]
 mod bad_input;
 #[path = "cli/batch.rs"]

@@ -1,7 +1,7 @@
 //! Offsets into an answer, from the library's UTF-8 bytes to JavaScript's UTF-16 code units,
 //! so that `answer.slice(span.start, span.end)` is the marker.
 
-use mentor_context::citations::{CitationEvent, Resolution};
+use mentor_context::citations::{CitationEvent, MarkerSpan, Resolution};
 
 /// Turns byte offsets into `text` into code-unit offsets, walking forward from the last one
 /// it was asked for (a stream's events come in answer order).
@@ -49,12 +49,14 @@ impl<'t> Units<'t> {
         self.unit
     }
 
-    /// A resolution's offsets, in code units.
+    /// A resolution's offsets, in code units. A span carries its own (the library counts
+    /// them as it reads): the spans are listed chip by chip, each chip's in answer order, and
+    /// walking the answer for each chip would cost chips × answer. The unknown markers are
+    /// in answer order, so one walk finds theirs.
     pub(crate) fn resolution(&mut self, resolution: &mut Resolution) {
         for chip in &mut resolution.cited {
             for span in &mut chip.spans {
-                span.start = self.at(span.start);
-                span.end = self.at(span.end);
+                to_units(span);
             }
         }
         for marker in &mut resolution.unknown {
@@ -66,16 +68,19 @@ impl<'t> Units<'t> {
     pub(crate) fn events(&mut self, events: &mut [CitationEvent]) {
         for event in events {
             match event {
-                CitationEvent::Cited { span, .. } => {
-                    span.start = self.at(span.start);
-                    span.end = self.at(span.end);
-                }
+                CitationEvent::Cited { span, .. } => to_units(span),
                 CitationEvent::Unknown(marker) => marker.at = self.at(marker.at),
                 // Non-exhaustive: an event of a later version has no offsets known here.
                 _ => {}
             }
         }
     }
+}
+
+/// A span's offsets in code units, which it carries beside its bytes.
+fn to_units(span: &mut MarkerSpan) {
+    span.start = span.start_utf16;
+    span.end = span.end_utf16;
 }
 
 #[cfg(test)]

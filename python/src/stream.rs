@@ -74,15 +74,27 @@ impl Chars<'_> {
         }
     }
 
+    /// A resolution's offsets, in characters. Its spans are listed chip by chip, each chip's
+    /// in answer order: walking the answer for each chip would cost chips × answer. So every
+    /// offset is gathered and sorted, counted in one walk, and looked up.
     fn resolution(&mut self, resolution: &mut Resolution) {
+        let spans = resolution.cited.iter().flat_map(|chip| &chip.spans);
+        let mut bytes: Vec<usize> = spans
+            .flat_map(|span| [span.start, span.end])
+            .chain(resolution.unknown.iter().map(|marker| marker.at))
+            .collect();
+        bytes.sort_unstable();
+        bytes.dedup();
+        let chars: Vec<usize> = bytes.iter().map(|&byte| self.of(byte)).collect();
+        let of = |byte: usize| bytes.binary_search(&byte).map_or(0, |at| chars[at]);
         for chip in &mut resolution.cited {
             for span in &mut chip.spans {
-                span.start = self.of(span.start);
-                span.end = self.of(span.end);
+                span.start = of(span.start);
+                span.end = of(span.end);
             }
         }
         for marker in &mut resolution.unknown {
-            marker.at = self.of(marker.at);
+            marker.at = of(marker.at);
         }
     }
 }

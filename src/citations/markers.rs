@@ -8,11 +8,52 @@
 //! or after a backslash, which escapes it in Markdown), link text (`[1](url)`), and
 //! a bracket after the `]` of a non-marker (`m[1][2]`, a reference link `[text][1]`).
 
-use std::ops::Range;
+use std::ops::{Range, RangeInclusive};
 
 /// The longest marker read, in bytes: `[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]` is
 /// 50. A streaming reader holds back at most this much.
 pub const MAX_MARKER_BYTES: usize = 64;
+
+/// The widest range read: `[1-1000]` cites up to a thousand chips, `[1-1001]` is an unknown
+/// marker. Bounds the work a marker can cause, whatever its numbers.
+pub const MAX_MARKER_RANGE: usize = 1000;
+
+/// The most numbers the ranges of one answer cite in all: `[1-1000]` ten times. A range past
+/// it is an unknown marker, as a reversed or too wide one is. A single number does not count
+/// against it: each costs the answer bytes of its own, where an eight-byte range names a
+/// thousand. So an answer's spans, events and renumbering cost its length plus this, however
+/// many ranges it holds, in the library and in the bindings alike.
+pub const MAX_RANGE_NUMBERS: usize = 10 * MAX_MARKER_RANGE;
+
+/// What is left of an answer's [`MAX_RANGE_NUMBERS`].
+#[derive(Debug)]
+pub(crate) struct RangeBudget {
+    left: usize,
+}
+
+impl Default for RangeBudget {
+    fn default() -> RangeBudget {
+        RangeBudget {
+            left: MAX_RANGE_NUMBERS,
+        }
+    }
+}
+
+impl RangeBudget {
+    /// The numbers `item` cites, taken from the budget if it is a range; `None` for a range
+    /// that is reversed, wider than [`MAX_MARKER_RANGE`], or past what is left.
+    pub(crate) fn numbers(&mut self, item: &Item) -> Option<RangeInclusive<usize>> {
+        let Some(last) = item.last else {
+            return Some(item.first..=item.first);
+        };
+        let width = last.checked_sub(item.first)? + 1;
+        if width > MAX_MARKER_RANGE || width > self.left {
+            return None;
+        }
+        self.left -= width;
+        Some(item.first..=last)
+    }
+}
 
 /// The most digits in a marker number: `[1234567890]` is not a citation.
 const MAX_DIGITS: usize = 9;

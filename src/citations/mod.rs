@@ -10,7 +10,8 @@
 //! What counts as a marker (`markers.rs`):
 //!
 //! - `[n]`, `[n, m]`, `[n-m]` (hyphen or en dash, a range of at most [`MAX_MARKER_RANGE`]
-//!   numbers), mixes such as `[1, 3-4]`, and adjacent markers `[n][m]`. Spaces may stand
+//!   numbers, and at most [`MAX_RANGE_NUMBERS`] in all the ranges of an answer), mixes such
+//!   as `[1, 3-4]`, and adjacent markers `[n][m]`. Spaces may stand
 //!   around numbers, commas and dashes. Numbers have at most 9 digits; a marker is at most
 //!   [`MAX_MARKER_BYTES`] long.
 //! - The full-width brackets `［n］` count too: models writing Chinese or Japanese use them
@@ -31,9 +32,9 @@ mod quotes;
 mod resolve;
 mod stream;
 
-pub use markers::MAX_MARKER_BYTES;
+pub use markers::{MAX_MARKER_BYTES, MAX_MARKER_RANGE, MAX_RANGE_NUMBERS};
 pub use quotes::Quote;
 pub(crate) use quotes::holds;
 pub(crate) use resolve::Tally;
-pub use resolve::{Cited, MAX_MARKER_RANGE, MarkerSpan, Resolution, Resolver, UnknownMarker};
+pub use resolve::{Cited, MarkerSpan, Resolution, Resolver, UnknownMarker};
 pub use stream::{CitationEvent, CitationStream, StreamOutput};

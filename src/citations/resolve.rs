@@ -2,20 +2,17 @@
 //! where; which markers point at nothing; and the answer renumbered.
 
 use std::borrow::Cow;
+use std::ops::RangeInclusive;
 
 use serde::{Deserialize, Serialize};
 
-use super::markers::{Item, Marker, Scanner};
+use super::markers::{Marker, RangeBudget, Scanner};
 use super::quotes::{Quote, holds, quote_before};
 use super::stream::{CitationEvent, CitationStream};
 use crate::context::{AssembledContext, Citation};
 use crate::dialects::{Dialect, Entry};
 use crate::error::Error;
 use crate::provenance::utf16_len;
-
-/// The widest range read: `[1-1000]` cites up to a thousand chips, `[1-1001]` is an unknown
-/// marker. Bounds the work a marker can cause, whatever its numbers.
-pub const MAX_MARKER_RANGE: usize = 1000;
 
 /// Where a citation is in the answer: a marker's bytes `start..end` of the original answer,
 /// or the stretch of answer a provider's citation marks; and the same in UTF-16 code units,
@@ -52,8 +49,9 @@ pub struct Cited {
     pub quotes: Vec<Quote>,
 }
 
-/// A marker that cites a number no chip has (or a range that is reversed or wider than
-/// [`MAX_MARKER_RANGE`]): a hallucinated source.
+/// A marker that cites a number no chip has (or a range that is reversed, wider than
+/// [`MAX_MARKER_RANGE`](super::MAX_MARKER_RANGE), or past the answer's
+/// [`MAX_RANGE_NUMBERS`](super::MAX_RANGE_NUMBERS)): a hallucinated source.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -232,6 +230,13 @@ pub(crate) struct Tally<'c> {
     unknown: Vec<UnknownMarker>,
     contents: Option<Cow<'c, [String]>>,
     unverified: usize,
+    /// What the answer's ranges may still cite.
+    ranges: RangeBudget,
+    /// For each chip, the last marker that cited it (markers counted from 1), so that
+    /// `[1, 1-2]` counts chip 1 once at a cost of one look.
+    cited_by: Vec<usize>,
+    /// Markers recorded so far.
+    markers: usize,
 }
 
 impl<'c> Tally<'c> {
@@ -247,12 +252,15 @@ impl<'c> Tally<'c> {
         by_index.sort_unstable();
         Tally {
             slot: vec![None; chips.len()],
+            cited_by: vec![0; chips.len()],
             chips,
             by_index,
             cited: Vec::new(),
             unknown: Vec::new(),
             contents,
             unverified: 0,
+            ranges: RangeBudget::default(),
+            markers: 0,
         }
     }
 
@@ -320,12 +328,6 @@ impl<'c> Tally<'c> {
             .map(|&(_, chip)| chip)
     }
 
-    /// The numbers `item` cites, or `None` for a reversed or too wide range.
-    fn numbers(item: &Item) -> Option<std::ops::RangeInclusive<usize>> {
-        let last = item.last.unwrap_or(item.first);
-        (last >= item.first && last - item.first < MAX_MARKER_RANGE).then_some(item.first..=last)
-    }
-
     /// Records `marker`, noting what happened in `events`, and writes it to `out`:
     /// renumbered if `renumber`, else as it was.
     pub(crate) fn record(
@@ -346,10 +348,15 @@ impl<'c> Tally<'c> {
         // A quote just before the marker is looked for in each chip it cites.
         let quote = self.contents.as_ref().and(quote_before(before));
         let mut known = true;
-        // Chips this marker already cited: `[1, 1]` and `[1, 1-2]` count once.
-        let mut seen: Vec<usize> = Vec::new();
-        for item in &marker.items {
-            let Some(numbers) = Self::numbers(item) else {
+        self.markers += 1;
+        // Each item's numbers, once: a range takes them from the answer's budget.
+        let numbers: Vec<_> = marker
+            .items
+            .iter()
+            .map(|item| self.ranges.numbers(item))
+            .collect();
+        for numbers in &numbers {
+            let Some(numbers) = numbers.clone() else {
                 known = false;
                 continue;
             };
@@ -358,10 +365,11 @@ impl<'c> Tally<'c> {
                     known = false;
                     continue;
                 };
-                if seen.contains(&chip) {
+                // A chip this marker already cited: `[1, 1]` and `[1, 1-2]` count once.
+                if self.cited_by[chip] == self.markers {
                     continue;
                 }
-                seen.push(chip);
+                self.cited_by[chip] = self.markers;
                 let quote = quote.map(|quote| Quote {
                     text: quote.to_string(),
                     verified: self
@@ -380,7 +388,7 @@ impl<'c> Tally<'c> {
             events.push(event);
         }
         if renumber {
-            self.write_renumbered(marker, out);
+            self.write_renumbered(marker, &numbers, out);
         } else {
             out.push_str(&marker.text);
         }
@@ -394,12 +402,19 @@ impl<'c> Tally<'c> {
     }
 
     /// Writes `marker` with its numbers replaced, keeping its brackets, spaces and dashes. A
-    /// range whose new numbers no longer run on (`[3-5]` to 2, 1, 3) becomes a list.
-    fn write_renumbered(&self, marker: &Marker, out: &mut String) {
+    /// range whose new numbers no longer run on (`[3-5]` to 2, 1, 3) becomes a list. Each
+    /// item's `numbers` are as [`record`](Self::record) read them: an item read as none (a
+    /// range reversed, too wide, or past the answer's bound) is kept as written.
+    fn write_renumbered(
+        &self,
+        marker: &Marker,
+        numbers: &[Option<RangeInclusive<usize>>],
+        out: &mut String,
+    ) {
         let text = marker.text.as_str();
         let mut copied = 0;
-        for item in &marker.items {
-            let Some(numbers) = Self::numbers(item) else {
+        for (item, numbers) in marker.items.iter().zip(numbers) {
+            let Some(numbers) = numbers.clone() else {
                 continue;
             };
             let new: Vec<usize> = numbers.clone().map(|n| self.new_number(n)).collect();

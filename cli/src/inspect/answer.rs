@@ -15,6 +15,16 @@ use crate::html::text::Text;
 /// How much of an answer a page shows: a longer one is cut, with its length said.
 pub(super) const ANSWER_BYTES: usize = 256 * 1024;
 
+/// The most markers of the answer a page links: each is a link of some fifty bytes, so an
+/// answer of nothing but `[1]` would make a page twenty times its shown part. The shown
+/// answer ends after the last one, and says so.
+const MARKERS_SHOWN: usize = 2000;
+
+/// The most unknown markers, and quotes, a page lists, with a count of the rest: the answer
+/// is cut, and the lists are cut as well, so a page's size follows neither the answer's
+/// length nor its number of markers.
+const LISTED: usize = 100;
+
 /// The answer, in pieces, and what it cites.
 #[derive(Debug, Serialize)]
 pub(super) struct Answer<'a> {
@@ -24,8 +34,11 @@ pub(super) struct Answer<'a> {
     bytes: usize,
     /// The cited blocks, in order of first citation, as `cite` lists them.
     cited: Vec<Cited<'a>>,
-    /// The markers that point at no block, in answer order, as `cite` lists them.
+    /// The markers that point at no block, in answer order, as `cite` lists them: the first
+    /// [`LISTED`].
     unknown: Vec<Unknown<'a>>,
+    /// How many more there are.
+    more_unknown: usize,
     /// How many quotes were not found in the content of the block they cite.
     unverified: usize,
 }
@@ -46,8 +59,11 @@ struct Cited<'a> {
     index: usize,
     input_index: usize,
     count: usize,
-    /// The quotes attributed to the block, in answer order, as `cite` lists them.
+    /// The quotes attributed to the block, in answer order, as `cite` lists them: of the
+    /// answer's quotes, the first [`LISTED`].
     quotes: Vec<Quote<'a>>,
+    /// How many more the block has.
+    more_quotes: usize,
 }
 
 #[derive(Debug, Serialize)]
@@ -74,11 +90,12 @@ pub(super) fn answer<'a>(
         Some(contents) => resolver.contents(contents).resolve(answer),
         None => resolver.resolve(answer),
     };
-    // Each marker by where it starts: where it ends, the blocks it cites, and whether it
-    // cites an unknown number.
+    let window = answer.floor_char_boundary(ANSWER_BYTES.min(answer.len()));
+    // Each marker in the window by where it starts: where it ends, the blocks it cites, and
+    // whether it cites an unknown number. Spans and unknown markers are in answer order.
     let mut markers: BTreeMap<usize, (usize, Vec<usize>, bool)> = BTreeMap::new();
     for cited in &resolution.cited {
-        for span in &cited.spans {
+        for span in cited.spans.iter().take_while(|span| span.end <= window) {
             let marker = markers
                 .entry(span.start)
                 .or_insert((span.end, Vec::new(), false));
@@ -87,16 +104,20 @@ pub(super) fn answer<'a>(
     }
     for unknown in &resolution.unknown {
         let end = unknown.at + unknown.marker.len();
+        if end > window {
+            break;
+        }
         markers
             .entry(unknown.at)
             .or_insert((end, Vec::new(), false))
             .2 = true;
     }
-    let shown = answer.floor_char_boundary(ANSWER_BYTES.min(answer.len()));
+    let mut shown = window;
     let mut pieces = Vec::new();
     let mut at = 0;
-    for (&start, (end, cites, unknown)) in &mut markers {
-        if *end > shown {
+    for (n, (&start, (end, cites, unknown))) in markers.iter_mut().enumerate() {
+        if n == MARKERS_SHOWN {
+            shown = at;
             break;
         }
         if at < start {
@@ -114,19 +135,26 @@ pub(super) fn answer<'a>(
     if at < shown {
         pieces.push(plain(&answer[at..shown]));
     }
+    let mut quotes_left = LISTED;
     let cited = resolution
         .cited
         .iter()
-        .map(|c| Cited {
-            index: c.citation.index,
-            input_index: c.citation.input_index,
-            count: c.count,
-            quotes: quotes_in_answer(answer, c),
+        .map(|c| {
+            let listed = c.quotes.len().min(quotes_left);
+            quotes_left -= listed;
+            Cited {
+                index: c.citation.index,
+                input_index: c.citation.input_index,
+                count: c.count,
+                quotes: quotes_in_answer(answer, c, listed),
+                more_quotes: c.quotes.len() - listed,
+            }
         })
         .collect();
     let unknown = resolution
         .unknown
         .iter()
+        .take(LISTED)
         .map(|u| Unknown {
             marker: Text::field(&answer[u.at..u.at + u.marker.len()]),
             at: u.at,
@@ -138,6 +166,7 @@ pub(super) fn answer<'a>(
         bytes: answer.len(),
         cited,
         unknown,
+        more_unknown: resolution.unknown.len().saturating_sub(LISTED),
         unverified: resolution.unverified,
     }
 }
@@ -145,18 +174,20 @@ pub(super) fn answer<'a>(
 /// How far before its marker a `[n]` quote can start: the library looks no further back.
 const QUOTE_WINDOW: usize = 4096;
 
-/// `cited`'s quotes as the stretches of `answer` they were read from (a borrowed stretch is
-/// what a page field is made of). Each quote stands just before one of the chip's markers, in
+/// The first `listed` of `cited`'s quotes as the stretches of `answer` they were read from
+/// (a borrowed stretch is what a page field is made of). Each quote stands just before one of the chip's markers, in
 /// answer order, so one walk over the markers finds them, looking at most
 /// [`QUOTE_WINDOW`] bytes back from each: the cost follows the markers, not answer × quotes.
 fn quotes_in_answer<'a>(
     answer: &'a str,
     cited: &mentor_context::citations::Cited,
+    listed: usize,
 ) -> Vec<Quote<'a>> {
     let mut spans = cited.spans.iter();
     cited
         .quotes
         .iter()
+        .take(listed)
         .map(|quote| {
             let text = spans
                 .by_ref()

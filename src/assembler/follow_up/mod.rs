@@ -16,7 +16,7 @@ pub(super) use previous::head_of;
 
 use super::placing::Assembly;
 use super::{Assembler, AssemblyStats, Inner};
-use crate::context::{AssembledContext, Omission, OmitReason};
+use crate::context::{AssembledContext, Citation, Omission, OmitReason};
 use crate::error::Error;
 use crate::provenance::Fingerprint;
 use crate::record::MentorRagResult;
@@ -134,12 +134,15 @@ impl<'r> Assembly<'_, 'r> {
         let frame = self.frame;
         let sealed = self.config.seal_key.is_some();
         // A sealed report is proven to be ours; any other is read back block by block.
-        let prefix = match self.read_previous(previous, !sealed)? {
+        let (prefix, read) = match self.read_previous(previous, !sealed)? {
             Previous::Empty => return Ok(self.run(results)),
-            Previous::Blocks { prefix, .. } => prefix,
+            Previous::Blocks { prefix, read } => (prefix, read),
         };
         let old = previous.text.as_str();
         let earlier = &previous.citations;
+        // The chips' counts go on into the next report, whose counts must add up: unsealed,
+        // each is counted again from its block.
+        self.check_counts(earlier, &read, old)?;
         // The report's own count is not trusted: the text is counted again, in bounded calls.
         let uncountable = || mismatch("its text has a stretch too long to count".to_string());
         let old_tokens = self.meter.count(old).ok_or_else(uncountable)?;
@@ -173,6 +176,35 @@ impl<'r> Assembly<'_, 'r> {
             token_count = self.recount_new_blocks(old_tokens);
         }
         Ok(self.finish(token_count))
+    }
+
+    /// Checks that each of `citations` counts the tokens its block, `read` from `text`, takes,
+    /// as an assembly counts them: a whole block is measured in one piece, a cut one as its
+    /// head and its body, each alone. (The two agree where the tokenizer splits exactly at the
+    /// body; where it does not, either may be the chip's.)
+    fn check_counts(
+        &mut self,
+        citations: &[Citation],
+        read: &[ReadBlock],
+        text: &str,
+    ) -> Result<(), Error> {
+        for (citation, block) in citations.iter().zip(read) {
+            let whole = self.meter.count(&text[block.head.start..block.body.end]);
+            if whole == Some(citation.token_count) {
+                continue;
+            }
+            let head = self.meter.count(&text[block.head.clone()]);
+            let body = self.meter.count(&text[block.body.clone()]);
+            if head.zip(body).map(|(head, body)| head + body) != Some(citation.token_count) {
+                return Err(mismatch(format!(
+                    "block {}: its citation counts {} tokens, and its text {}",
+                    citation.index,
+                    citation.token_count,
+                    whole.map_or("cannot be counted".to_string(), |n| format!("counts {n}"))
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// In a follow-up turn, [`OmitReason::AlreadyInContext`] if an earlier turn's block has

@@ -6,8 +6,11 @@
 //! [`read_body`](crate::format::Format::read_body) and written again, and each content must
 //! match its citation's fingerprint (a whole block) or kept length (a cut one). So nothing the
 //! renderer would have escaped can be in it, and no block can be added, removed or swapped.
+//! Each chip's token count is then counted again from its block (`check_counts` in
+//! `mod.rs`). What the text cannot show is carried as given: the `seal` module's table.
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::ops::Range;
 
 use super::mismatch;
 use crate::assembler::head::write_head;
@@ -36,6 +39,10 @@ pub(crate) struct ReadBlock {
     pub(crate) content: String,
     /// The metadata in the order the head shows it (which a store that sorts keys loses).
     pub(crate) metadata: Option<Metadata>,
+    /// Where its head and its body are in the report's text, in bytes: the pieces its
+    /// citation's token count counts.
+    pub(crate) head: Range<usize>,
+    pub(crate) body: Range<usize>,
 }
 
 impl Assembly<'_, '_> {
@@ -104,27 +111,39 @@ impl Assembly<'_, '_> {
             ));
         }
         let read = if read_back {
-            self.check_blocks(earlier, &prefix[header.len() + frame.open.len()..])?
+            self.check_blocks(earlier, prefix, header.len() + frame.open.len())?
         } else {
             Vec::new()
         };
         Ok(Previous::Blocks { prefix, read })
     }
 
-    /// Checks that `blocks`, the previous text between the opening and the closing, is
-    /// exactly the blocks this assembler writes for `citations`, and returns each block as
+    /// Checks that `prefix[start..]`, the previous text between the opening and the closing,
+    /// is exactly the blocks this assembler writes for `citations`, and returns each block as
     /// read back.
-    fn check_blocks(&self, citations: &[Citation], blocks: &str) -> Result<Vec<ReadBlock>, Error> {
-        let mut at = 0;
+    fn check_blocks(
+        &self,
+        citations: &[Citation],
+        prefix: &str,
+        start: usize,
+    ) -> Result<Vec<ReadBlock>, Error> {
+        let mut at = start;
         let mut read = Vec::with_capacity(citations.len());
         for citation in citations {
-            let (len, metadata) = self.check_head(citation, &blocks[at..])?;
+            let (len, metadata) = self.check_head(citation, &prefix[at..])?;
+            let head = at..at + len;
             at += len;
-            let (len, content) = self.check_body(citation, &blocks[at..])?;
+            let (len, content) = self.check_body(citation, &prefix[at..])?;
+            let body = at..at + len;
             at += len;
-            read.push(ReadBlock { content, metadata });
+            read.push(ReadBlock {
+                content,
+                metadata,
+                head,
+                body,
+            });
         }
-        if at != blocks.len() {
+        if at != prefix.len() {
             return Err(mismatch(format!(
                 "its text goes on after block {} where no citation accounts for it",
                 citations.len()
