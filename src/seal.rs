@@ -15,9 +15,10 @@
 //!   edit that keeps the form and the fingerprint is not detected: another price in a cut
 //!   block's text, a change in the middle of a long content, a crafted collision.
 //! - **Sealed** (a key): every report carries a [`Seal`], an HMAC-SHA256 tag over the whole
-//!   report (its text, its citations, its omissions, its counts) and the layout it was written
-//!   with (format, header, hidden keys, head cap, dialect), and a follow-up turn refuses a
-//!   report whose seal is missing or does not match. One changed byte anywhere in it is
+//!   report (its text, its citations, its omissions, its counts, the
+//!   [`layout`](crate::AssembledContext::layout) it records) and the layout of the assembler
+//!   that wrote it (tokenizer, format, header, hidden keys, head cap, dialect, each by its own
+//!   name), and a follow-up turn refuses a report whose seal is missing or does not match. One changed byte anywhere in it is
 //!   refused, and so is a report sealed by an assembler of another layout: the report is
 //!   proven to be ours, and its text need not be read back.
 //!
