@@ -11,9 +11,12 @@
 //! give), and the output adds the response's `text` and each citation's `spans` in it, in
 //! bytes and UTF-16 units.
 //!
-//! The report is read back with the options given (the same as `assemble`'s), so that quotes
-//! are checked against the content the model saw; a report those options did not write gets
-//! a warning, and its content quotes are reported not verified.
+//! The report is read back in the layout it records (format, dialect, header, hidden keys,
+//! head cap, encoding), so that quotes are checked against the content the model saw with no
+//! option repeated; an option given that disagrees with it gets one warning line, and the
+//! report's is used. A report whose text does not read back gets a warning, and its quotes
+//! are reported not verified. (A report of an older version records no layout: it is read
+//! with the options given, the same as `assemble`'s.)
 
 use std::path::PathBuf;
 
@@ -83,7 +86,8 @@ pub(crate) fn run(args: &CiteArgs) -> Result<String, Failure> {
         ));
     }
     let context = report.load_report()?;
-    let assembler = args.build.assembler_for_report(&context.encoding)?;
+    let assembler = args.build.assembler_for_report(&context, &report)?;
+    // With the layout recorded, the assembler's dialect is the report's.
     match (context.dialect, assembler.dialect()) {
         (Some(dialect), None) => {
             return Err(report.fail(format!(
@@ -100,10 +104,14 @@ pub(crate) fn run(args: &CiteArgs) -> Result<String, Failure> {
     }
     let text = answer.text()?;
     let read_back = read_back(&assembler, &context, &report);
-    let mut resolver = Resolver::for_context(&context).renumber(args.renumber);
-    if let Some((contents, entries)) = &read_back {
-        resolver = resolver.contents(contents).entries(entries);
-    }
+    let mut resolver = Resolver::new(&context.citations)
+        .dialect(context.dialect)
+        .renumber(args.renumber);
+    resolver = match &read_back {
+        Some((contents, entries)) => resolver.contents(contents).entries(entries),
+        // Still looked for: none can be found, so each quote is reported not verified.
+        None => resolver.contents(&[]),
+    };
     let (resolution, response_text) = if assembler.dialect().is_some() {
         let mut resolution = resolver.response(&text).map_err(|err| answer.fail(err))?;
         // The response's text, which the spans point into.
