@@ -241,8 +241,8 @@ impl ContextBuilder {
     /// use mentor_context::{ContextBuilder, MentorRagResult};
     /// use mentor_context::format::XmlFormat;
     ///
-    /// let first = ContextBuilder::new(300).format(XmlFormat).build()?
-    ///     .assemble(&[MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9)]);
+    /// let results = [MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9)];
+    /// let first = ContextBuilder::new(300).format(XmlFormat).build()?.assemble(&results);
     /// let next = ContextBuilder::new(300).layout_of(&first)?.build()?;
     /// assert!(next.assemble_follow_up(&first, &[])?.text.starts_with("<documents>"));
     /// # Ok::<(), mentor_context::Error>(())

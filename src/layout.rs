@@ -22,7 +22,8 @@ use crate::tokenizer::Encoding;
 /// use mentor_context::format::XmlFormat;
 ///
 /// let assembler = ContextBuilder::new(300).format(XmlFormat).hide_metadata_key("id").build()?;
-/// let context = assembler.assemble(&[MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9)]);
+/// let results = [MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9)];
+/// let context = assembler.assemble(&results);
 /// let layout = context.layout.as_ref().unwrap();
 /// assert_eq!((layout.format.as_str(), layout.hidden_keys.as_slice()), ("xml", &["id".to_string()][..]));
 /// assert_eq!(context.contents()?, ["Plan B costs 12 EUR."]);

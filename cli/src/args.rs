@@ -66,8 +66,8 @@ pub(crate) struct AssembleArgs {
     #[command(flatten)]
     pub(crate) build: BuildArgs,
 
-    /// Print a JSON object with the keys context, tokenCount, budget, encoding, citations
-    /// and omitted (then a newline) instead of the bare context.
+    /// Print a JSON object with the keys context, tokenCount, budget, encoding, citations,
+    /// omitted and layout (then a newline) instead of the bare context.
     #[arg(long)]
     pub(crate) json: bool,
 
