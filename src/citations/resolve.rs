@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::markers::{Item, Marker, Scanner};
 use super::quotes::{Quote, holds, quote_before};
 use super::stream::{CitationEvent, CitationStream};
-use crate::context::{AssembledContext, Citation};
+use crate::context::Citation;
 use crate::dialects::{Dialect, Entry};
 use crate::error::Error;
 use crate::provenance::utf16_len;
@@ -111,9 +111,10 @@ pub struct Resolution {
 pub struct Resolver<'c> {
     chips: Cow<'c, [Citation]>,
     renumber: bool,
-    contents: Option<Cow<'c, [String]>>,
-    dialect: Option<Dialect>,
-    entries: Option<Cow<'c, [Entry]>>,
+    // Set from a report by `from_report.rs`.
+    pub(super) contents: Option<Cow<'c, [String]>>,
+    pub(super) dialect: Option<Dialect>,
+    pub(super) entries: Option<Cow<'c, [Entry]>>,
 }
 
 impl<'c> Resolver<'c> {
@@ -127,70 +128,6 @@ impl<'c> Resolver<'c> {
             dialect: None,
             entries: None,
         }
-    }
-
-    /// A resolver for the chips of `context`, in the dialect it was assembled for, if any,
-    /// checking quotes against the contents read back from the report alone, in the
-    /// [`layout`](AssembledContext::layout) it records ([`AssembledContext::contents`]; in a
-    /// dialect, the entries too): a quote before a `[n]` marker is checked by default. A
-    /// report whose text does not read back (edited, or written in a format that is not
-    /// built in) has every quote reported not verified; [`try_for_context`](Self::try_for_context)
-    /// says why. A report of an older version records no layout: its quotes are looked for
-    /// only once [`contents`](Self::contents) are given, as before.
-    #[must_use]
-    pub fn for_context(context: &'c AssembledContext<'_>) -> Resolver<'c> {
-        let chips = Resolver {
-            dialect: context.dialect,
-            ..Resolver::new(&context.citations)
-        };
-        if context.layout.is_none() {
-            return chips;
-        }
-        Resolver::read_back(context, chips.clone()).unwrap_or(Resolver {
-            // Quotes are still looked for: none can be found, so each is not verified.
-            contents: Some(Cow::Owned(Vec::new())),
-            ..chips
-        })
-    }
-
-    /// [`for_context`](Self::for_context), or why the report's contents cannot be read from
-    /// it alone.
-    ///
-    /// # Errors
-    ///
-    /// As [`AssembledContext::contents`] (and [`Assembler::entries`](crate::Assembler::entries)
-    /// in a dialect).
-    pub fn try_for_context(context: &'c AssembledContext<'_>) -> Result<Resolver<'c>, Error> {
-        let chips = Resolver {
-            dialect: context.dialect,
-            ..Resolver::new(&context.citations)
-        };
-        Resolver::read_back(context, chips)
-    }
-
-    /// `resolver` checking quotes against the contents (and entries) of `context`.
-    fn read_back(
-        context: &AssembledContext<'_>,
-        resolver: Resolver<'c>,
-    ) -> Result<Resolver<'c>, Error> {
-        if context.citations.is_empty() {
-            // No chip to quote: nothing to read, and no tokenizer to load.
-            return Ok(Resolver {
-                contents: Some(Cow::Owned(Vec::new())),
-                ..resolver
-            });
-        }
-        let reader = context.reader()?;
-        let contents = reader.contents(context)?;
-        let entries = match context.dialect {
-            Some(_) => Some(Cow::Owned(reader.entries(context)?)),
-            None => None,
-        };
-        Ok(Resolver {
-            contents: Some(Cow::Owned(contents)),
-            entries,
-            ..resolver
-        })
     }
 
     /// Checks quotes against `contents`, the content of each chip in order
