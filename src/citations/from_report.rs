@@ -13,8 +13,9 @@ impl<'c> Resolver<'c> {
     /// checking quotes against the contents read back from the report alone, in the
     /// [`layout`](AssembledContext::layout) it records ([`AssembledContext::contents`]; in a
     /// dialect, the entries too): a quote before a `[n]` marker is checked by default. A
-    /// report whose text does not read back (edited, or written in a format that is not
-    /// built in) has every quote reported not verified; [`try_for_context`](Self::try_for_context)
+    /// report whose text does not read back (edited, written in a format that is not built
+    /// in, or counted by a tokenizer file's tokenizer with a head cap) has every quote
+    /// reported not verified; [`try_for_context`](Self::try_for_context)
     /// says why. A report of an older version records no layout: its quotes are looked for
     /// only once [`contents`](Self::contents) are given, as before.
     #[must_use]

@@ -208,3 +208,48 @@ fn a_custom_format_is_not_read_from_the_report() {
         3
     );
 }
+
+/// A tokenizer the report alone cannot rebuild, as a tokenizer file's: the real encoding's
+/// counts under another name.
+struct FileTokenizer;
+
+impl mentor_context::tokenizer::TokenCounter for FileTokenizer {
+    fn name(&self) -> &str {
+        "llama3@6835d61b"
+    }
+    fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>) {
+        mentor_context::Encoding::Cl100kBase.token_lengths(text, lengths);
+    }
+}
+
+/// A report counted by a tokenizer file's tokenizer still checks its quotes from the report
+/// alone: without a head cap, no count decides what is read back. With one, the tokenizer
+/// is needed, and that is said.
+#[test]
+fn a_tokenizer_file_s_report_checks_its_quotes_unless_capped() {
+    let report = |cap: Option<usize>| {
+        ContextBuilder::new(4000)
+            .tokenizer(FileTokenizer)
+            .format(BuiltinFormat::Xml)
+            .hide_metadata_key("chunk_id")
+            .max_head_tokens(cap)
+            .build()
+            .unwrap()
+            .assemble(&common::fixture("pricing"))
+            .into_owned()
+    };
+    let uncapped = report(None);
+    assert_eq!(uncapped.encoding, "llama3@6835d61b");
+    let resolution = Resolver::for_context(&uncapped).resolve(&answer());
+    assert_eq!(quotes(&resolution), EXPECTED);
+    let capped = report(Some(200));
+    let err = Resolver::try_for_context(&capped).unwrap_err();
+    assert!(
+        err.to_string().contains("counted with llama3@6835d61b"),
+        "{err}"
+    );
+    assert_eq!(
+        Resolver::for_context(&capped).resolve(&answer()).unverified,
+        3
+    );
+}
