@@ -103,15 +103,21 @@ pub(crate) fn run(args: &CiteArgs) -> Result<String, Failure> {
         _ => {}
     }
     let text = answer.text()?;
-    let read_back = read_back(&assembler, &context, &report);
-    let mut resolver = Resolver::new(&context.citations)
-        .dialect(context.dialect)
-        .renumber(args.renumber);
-    resolver = match &read_back {
-        Some((contents, entries)) => resolver.contents(contents).entries(entries),
-        // Still looked for: none can be found, so each quote is reported not verified.
-        None => resolver.contents(&[]),
-    };
+    let read_back = read_back(&assembler, &context);
+    let chips = Resolver::new(&context.citations).dialect(context.dialect);
+    let resolver = match &read_back {
+        Ok((contents, entries)) => chips.contents(contents).entries(entries),
+        // The options could not read it (a tokenizer file's report without --tokenizer-file,
+        // say): the report alone may; else each quote is still looked for, and not verified.
+        Err(err) => Resolver::try_for_context(&context).unwrap_or_else(|_| {
+            warning_line(&format!(
+                "{}: quotes cannot be checked against its contents, and are reported not verified: {err}",
+                report.name()
+            ));
+            chips.contents(&[])
+        }),
+    }
+    .renumber(args.renumber);
     let (resolution, response_text) = if assembler.dialect().is_some() {
         let mut resolution = resolver.response(&text).map_err(|err| answer.fail(err))?;
         // The response's text, which the spans point into.
@@ -124,29 +130,17 @@ pub(crate) fn run(args: &CiteArgs) -> Result<String, Failure> {
 }
 
 /// The contents and (in a dialect) the entries of `context`, read back with the options
-/// given; `None`, with a warning, when those options did not write it.
+/// given in the layout the report records.
 fn read_back(
     assembler: &Assembler,
     context: &AssembledContext<'_>,
-    report: &Input,
-) -> Option<(Vec<String>, Vec<mentor_context::dialects::Entry>)> {
-    let read = assembler.contents(context).and_then(|contents| {
-        let entries = match assembler.dialect() {
-            Some(_) => assembler.entries(context)?,
-            None => Vec::new(),
-        };
-        Ok((contents, entries))
-    });
-    match read {
-        Ok(read) => Some(read),
-        Err(err) => {
-            warning_line(&format!(
-                "{}: quotes cannot be checked against its contents, and are reported not verified: {err}",
-                report.name()
-            ));
-            None
-        }
-    }
+) -> Result<(Vec<String>, Vec<mentor_context::dialects::Entry>), mentor_context::Error> {
+    let contents = assembler.contents(context)?;
+    let entries = match assembler.dialect() {
+        Some(_) => assembler.entries(context)?,
+        None => Vec::new(),
+    };
+    Ok((contents, entries))
 }
 
 fn cite_report(resolution: Resolution, renumber: bool, text: Option<String>) -> CiteReport {

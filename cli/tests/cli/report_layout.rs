@@ -174,3 +174,27 @@ fn a_follow_up_turn_is_written_in_the_report_s_layout() {
     .json();
     assert_eq!(inspected["layout"]["format"], "xml");
 }
+
+/// A report counted by a tokenizer file is cited without the file: without a head cap, the
+/// report alone reads back, as Python's and Node's resolvers read it.
+#[test]
+fn a_tokenizer_file_s_report_is_cited_without_the_file() {
+    let file = super::tokenizer_file::tekken_file(&[]);
+    let report = run(&[
+        "assemble",
+        "--json",
+        "--budget",
+        "20000",
+        "--tokenizer-file",
+        file.path(),
+        "--format",
+        "xml",
+        "--hide-metadata-key",
+        "chunk_id",
+        PRICING,
+    ])
+    .ok();
+    assert!(report.contains(r#""encoding":"tekken-v3@"#), "{report}");
+    let report = TempFile::new("tekken-report.json", report.as_bytes());
+    assert_eq!(run(&["cite", report.path(), ANSWER]).json(), expected());
+}
