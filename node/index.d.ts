@@ -91,7 +91,8 @@ export declare class Assembler {
  * A marker is never shown in part: `[1` at the end of one chunk and `2]` at the start of
  * the next come out together. With `renumber`, the text shown is already renumbered. Put
  * together, the texts, the events and the resolution of `finish()` are those of
- * `resolveCitations` on the whole answer. Offsets are in UTF-16 code units of the answer.
+ * `resolveCitations` on the whole answer (given a whole report, quotes before `[n]` markers
+ * are checked as there). Offsets are in UTF-16 code units of the answer.
  */
 export declare class CitationStream {
   /**
@@ -402,6 +403,22 @@ export declare enum ErrorCode {
   InvalidResponse = 'INVALID_RESPONSE',
 }
 
+/**
+ * The layout a report's text was written in, besides its results: with its `encoding` and
+ * `dialect`, what its contents are read back with, so that `resolveCitations` checks quotes
+ * from the report alone.
+ */
+export interface Layout {
+  /** `plain`, `xml`, or with a dialect the dialect's name. */
+  format: string
+  /** The header the text starts with, with its newline; empty for none. */
+  header: string
+  /** The metadata keys kept out of the prompt, sorted. */
+  hiddenKeys: Array<string>
+  /** The most tokens a block's head may take, or `null`. */
+  maxHeadTokens: number | null
+}
+
 /** The options of `assembleMany` and `assembleManyAsync`. */
 export interface ManyOptions {
   /** Threads that share the work (default: one per core; at most 8 per core). */
@@ -505,6 +522,8 @@ export interface Report {
   headroom?: number
   seal?: string
   dialect?: 'anthropic' | 'anthropic-documents' | 'bedrock' | 'cohere' | 'mistral'
+  /** The layout the text was written in: what an answer's quotes are checked with. */
+  layout?: Layout
 }
 
 /**
@@ -524,7 +543,9 @@ export interface Resolution {
  * Reads `answer` against the chips of `report` (a report of `assemble`, its JSON text, or
  * its `citations`): the cited chips in order of first citation, with how often and where;
  * the markers that point at no chip; with `renumber`, the answer renumbered 1..k in order
- * of first citation.
+ * of first citation. Given a whole report, each quote before a `[n]` marker is checked
+ * against the content of the block it cites, read back from the report in the layout it
+ * records (`unverified` counts those not found), as `mentor-context cite` checks it.
  *
  * Offsets (`spans`, `at`) index the JavaScript string: `answer.slice(span.start, span.end)`
  * is the marker (the library's own are UTF-8 byte offsets).

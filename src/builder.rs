@@ -6,9 +6,11 @@ use std::sync::Arc;
 
 use crate::assembler::{Assembler, Choices, Config};
 use crate::budget::ModelWindow;
+use crate::context::AssembledContext;
 use crate::dialects::Dialect;
 use crate::error::Error;
 use crate::format::Format;
+use crate::layout::Layout;
 use crate::options::{Duplicates, Order, Overflow};
 use crate::seal::SealKey;
 use crate::tokenizer::{Encoding, TokenCache, TokenCounter};
@@ -227,6 +229,32 @@ impl ContextBuilder {
     pub fn seal_key(mut self, key: impl AsRef<[u8]>) -> Self {
         self.choices.seal_key = Some(SealKey::new(key.as_ref()));
         self
+    }
+
+    /// Writes what `report` was written in: the [`layout`](AssembledContext::layout) it
+    /// records (format, header, hidden metadata keys, head cap), its dialect, and its encoding
+    /// when that is a built-in one (a tokenizer of the same name, such as a tokenizer file's,
+    /// is kept). Every other choice stays. For a follow-up turn or a reader that should follow
+    /// the report instead of repeating its options:
+    ///
+    /// ```
+    /// use mentor_context::{ContextBuilder, MentorRagResult};
+    /// use mentor_context::format::XmlFormat;
+    ///
+    /// let results = [MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9)];
+    /// let first = ContextBuilder::new(300).format(XmlFormat).build()?.assemble(&results);
+    /// let next = ContextBuilder::new(300).layout_of(&first)?.build()?;
+    /// assert!(next.assemble_follow_up(&first, &[])?.text.starts_with("<documents>"));
+    /// # Ok::<(), mentor_context::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::PreviousTurnMismatch`] when the report records no layout (it was written
+    /// before reports did) or was written in a format that is not built in.
+    pub fn layout_of(mut self, report: &AssembledContext<'_>) -> Result<Self, Error> {
+        Layout::apply(report, &mut self.choices)?;
+        Ok(self)
     }
 
     /// Checks the configuration, does the one-off work (building the encoding's tables,

@@ -6,6 +6,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::budget::ModelWindow;
 use crate::dialects::Dialect;
+use crate::layout::Layout;
 use crate::provenance::Fingerprint;
 use crate::record::Metadata;
 use crate::seal::Seal;
@@ -13,7 +14,8 @@ use crate::seal::Seal;
 /// The result of [`Assembler::assemble`](crate::Assembler::assemble).
 ///
 /// Serialized (camelCase, as a .NET or browser client expects), it is the report a chat UI
-/// needs: `context`, `tokenCount`, `budget`, `encoding`, `citations`, `omitted`.
+/// needs: `context`, `tokenCount`, `budget`, `encoding`, `citations`, `omitted`, and the
+/// `layout` the text was written in.
 ///
 /// It borrows the titles and URLs of omitted results from the input, which can be thousands
 /// long: copying them would cost more than assembling. [`into_owned`](Self::into_owned)
@@ -50,6 +52,12 @@ pub struct AssembledContext<'a> {
     /// budget was counted for, as `text` shows them (see [`dialects`](crate::dialects)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dialect: Option<Dialect>,
+    /// The layout the text was written in (format, header, hidden metadata keys, head cap):
+    /// with `encoding` and `dialect`, what a reader needs to read the contents back from the
+    /// report alone ([`contents`](Self::contents)). Every assembly records it; `None` only in
+    /// a report written before reports did, which is read as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<Layout>,
 }
 
 impl AssembledContext<'_> {
@@ -67,6 +75,7 @@ impl AssembledContext<'_> {
             headroom: self.headroom,
             seal: self.seal,
             dialect: self.dialect,
+            layout: self.layout,
         }
     }
 }
@@ -204,6 +213,7 @@ mod tests {
             headroom: None,
             seal: None,
             dialect: None,
+            layout: None,
         }
     }
 

@@ -137,6 +137,7 @@ pub mod dialects;
 mod error;
 mod fingerprint;
 pub mod format;
+mod layout;
 #[cfg(feature = "unstable_machinery")]
 #[cfg_attr(docsrs, doc(cfg(feature = "unstable_machinery")))]
 pub mod machinery;
@@ -167,6 +168,7 @@ pub use assembler::Assembler;
 pub use builder::ContextBuilder;
 pub use context::{AssembledContext, Citation, Omission, OmitReason};
 pub use error::Error;
+pub use layout::Layout;
 pub use options::{Duplicates, Order, Overflow};
 pub use provenance::Fingerprint;
 pub use record::{MentorRagResult, Metadata};

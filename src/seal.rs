@@ -31,11 +31,12 @@
 //!   the text and the chips in agreement (a title changed in both, a content and its
 //!   fingerprint, a change in the middle of a content over 64 KiB) is not detected either.
 //! - **Sealed** (a key): every report carries a [`Seal`], an HMAC-SHA256 tag over the whole
-//!   report (its text, its citations, its omissions, its counts) and the layout it was written
-//!   with (format, header, hidden keys, head cap, dialect), and a follow-up turn refuses a
-//!   report whose seal is missing or does not match. Any field changed is refused, and so is
-//!   a report sealed by an assembler of another layout: the report is proven to be ours, and
-//!   its text need not be read back.
+//!   report (its text, its citations, its omissions, its counts, the
+//!   [`layout`](crate::AssembledContext::layout) it records) and the layout of the assembler
+//!   that wrote it (tokenizer, format, header, hidden keys, head cap, dialect, each by its own
+//!   name), and a follow-up turn refuses a report whose seal is missing or does not match. Any
+//!   field changed is refused, and so is a report sealed by an assembler of another layout:
+//!   the report is proven to be ours, and its text need not be read back.
 //!
 //! The seal covers the report as it is read, each field's value, not the bytes of its JSON:
 //! the JSON with each citation's metadata in key order, so it survives a store that sorts

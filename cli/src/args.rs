@@ -23,6 +23,7 @@ use mentor_context::{Assembler, ContextBuilder, Duplicates, Encoding, Error, Ord
 use crate::output::{Failure, escape_os};
 use crate::tokenizer_file::{self, TokenizerKind};
 
+mod report;
 mod settings;
 
 /// Turns ranked retrieval (RAG) results into the context block of an LLM prompt, within an
@@ -70,8 +71,8 @@ pub(crate) struct AssembleArgs {
     #[command(flatten)]
     pub(crate) build: BuildArgs,
 
-    /// Print a JSON object with the keys context, tokenCount, budget, encoding, citations
-    /// and omitted (then a newline) instead of the bare context.
+    /// Print a JSON object with the keys context, tokenCount, budget, encoding, citations,
+    /// omitted and layout (then a newline) instead of the bare context.
     #[arg(long)]
     pub(crate) json: bool,
 
@@ -211,15 +212,15 @@ pub(crate) struct BuildArgs {
     model: Option<Model>,
 
     /// Block layout: `plain` (numbered `[n] title` heads, fenced content) or `xml`
-    /// (<documents><document index="n">...).
-    // The library's parser, so an unknown name gets the library's message.
+    /// (<documents><document index="n">...) [default: plain].
+    // The library's parser, so an unknown name gets the library's message. No clap default:
+    // whether it was given is what a report's own layout is compared with.
     #[arg(
         long,
         value_name = "NAME",
-        default_value_t = BuiltinFormat::Plain,
         value_parser = utf8(str::parse::<BuiltinFormat>)
     )]
-    format: BuiltinFormat,
+    format: Option<BuiltinFormat>,
 
     /// What to do with the first result that does not fit in what is left of the budget.
     #[arg(
@@ -626,7 +627,7 @@ impl BuildArgs {
             None => Duplicates::default(),
         };
         let builder = builder
-            .format(self.format)
+            .format(self.format.unwrap_or_default())
             .overflow(self.overflow)
             .duplicates(duplicates)
             .min_score(self.min_score)
@@ -651,8 +652,8 @@ impl BuildArgs {
     }
 
     /// The assembler these options describe, counting with `encoding` (a report's) unless
-    /// they name a tokenizer themselves: to read back a report that was counted with it.
-    pub(crate) fn assembler_for_report(&self, encoding: &str) -> Result<Assembler, Failure> {
+    /// they name a tokenizer themselves: to read back a report that records no layout.
+    fn assembler_for_encoding(&self, encoding: &str) -> Result<Assembler, Failure> {
         let named =
             self.encoding.is_some() || self.model.is_some() || self.tokenizer_file.is_some();
         match encoding.parse::<Encoding>() {
@@ -760,7 +761,7 @@ mod tests {
         let Command::Assemble(args) = Cli::try_parse_from(argv).expect("parses").command else {
             panic!("not assemble");
         };
-        assert_eq!(args.build.format, BuiltinFormat::Xml);
+        assert_eq!(args.build.format, Some(BuiltinFormat::Xml));
         assert_eq!(args.build.overflow, Overflow::Stop);
     }
 

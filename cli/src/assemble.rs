@@ -40,6 +40,11 @@ impl Request {
             Some(previous) => Some((previous.load_report()?, previous)),
             None => None,
         };
+        // A follow-up turn is written in the layout of the turn before.
+        let assembler = match &previous {
+            Some((report, from)) => build.assembler_for_report(report, from)?,
+            None => assembler,
+        };
         let results = input.load(build.strict)?;
         Ok(Request {
             assembler,

@@ -11,9 +11,12 @@
 //! give), and the output adds the response's `text` and each citation's `spans` in it, in
 //! bytes and UTF-16 units.
 //!
-//! The report is read back with the options given (the same as `assemble`'s), so that quotes
-//! are checked against the content the model saw; a report those options did not write gets
-//! a warning, and its content quotes are reported not verified.
+//! The report is read back in the layout it records (format, dialect, header, hidden keys,
+//! head cap, encoding), so that quotes are checked against the content the model saw with no
+//! option repeated; an option given that disagrees with it gets one warning line, and the
+//! report's is used. A report whose text does not read back gets a warning, and its quotes
+//! are reported not verified. (A report of an older version records no layout: it is read
+//! with the options given, the same as `assemble`'s.)
 
 use std::path::PathBuf;
 
@@ -83,7 +86,8 @@ pub(crate) fn run(args: &CiteArgs) -> Result<String, Failure> {
         ));
     }
     let context = report.load_report()?;
-    let assembler = args.build.assembler_for_report(&context.encoding)?;
+    let assembler = args.build.assembler_for_report(&context, &report)?;
+    // With the layout recorded, the assembler's dialect is the report's.
     match (context.dialect, assembler.dialect()) {
         (Some(dialect), None) => {
             return Err(report.fail(format!(
@@ -99,11 +103,21 @@ pub(crate) fn run(args: &CiteArgs) -> Result<String, Failure> {
         _ => {}
     }
     let text = answer.text()?;
-    let read_back = read_back(&assembler, &context, &report);
-    let mut resolver = Resolver::for_context(&context).renumber(args.renumber);
-    if let Some((contents, entries)) = &read_back {
-        resolver = resolver.contents(contents).entries(entries);
+    let read_back = read_back(&assembler, &context);
+    let chips = Resolver::new(&context.citations).dialect(context.dialect);
+    let resolver = match &read_back {
+        Ok((contents, entries)) => chips.contents(contents).entries(entries),
+        // The options could not read it (a tokenizer file's report without --tokenizer-file,
+        // say): the report alone may; else each quote is still looked for, and not verified.
+        Err(err) => Resolver::try_for_context(&context).unwrap_or_else(|_| {
+            warning_line(&format!(
+                "{}: quotes cannot be checked against its contents, and are reported not verified: {err}",
+                report.name()
+            ));
+            chips.contents(&[])
+        }),
     }
+    .renumber(args.renumber);
     let (resolution, response_text) = if assembler.dialect().is_some() {
         let mut resolution = resolver.response(&text).map_err(|err| answer.fail(err))?;
         // The response's text, which the spans point into.
@@ -116,29 +130,17 @@ pub(crate) fn run(args: &CiteArgs) -> Result<String, Failure> {
 }
 
 /// The contents and (in a dialect) the entries of `context`, read back with the options
-/// given; `None`, with a warning, when those options did not write it.
+/// given in the layout the report records.
 fn read_back(
     assembler: &Assembler,
     context: &AssembledContext<'_>,
-    report: &Input,
-) -> Option<(Vec<String>, Vec<mentor_context::dialects::Entry>)> {
-    let read = assembler.contents(context).and_then(|contents| {
-        let entries = match assembler.dialect() {
-            Some(_) => assembler.entries(context)?,
-            None => Vec::new(),
-        };
-        Ok((contents, entries))
-    });
-    match read {
-        Ok(read) => Some(read),
-        Err(err) => {
-            warning_line(&format!(
-                "{}: quotes cannot be checked against its contents, and are reported not verified: {err}",
-                report.name()
-            ));
-            None
-        }
-    }
+) -> Result<(Vec<String>, Vec<mentor_context::dialects::Entry>), mentor_context::Error> {
+    let contents = assembler.contents(context)?;
+    let entries = match assembler.dialect() {
+        Some(_) => assembler.entries(context)?,
+        None => Vec::new(),
+    };
+    Ok((contents, entries))
 }
 
 fn cite_report(resolution: Resolution, renumber: bool, text: Option<String>) -> CiteReport {

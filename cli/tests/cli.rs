@@ -28,6 +28,8 @@ mod pages;
 mod prompt;
 #[path = "cli/report.rs"]
 mod report;
+#[path = "cli/report_layout.rs"]
+mod report_layout;
 #[path = "cli/selection.rs"]
 mod selection;
 #[path = "cli/success.rs"]
@@ -51,11 +53,12 @@ const PRICING: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/pricing.
 // Written out rather than taken from the library's tests/common (its `REPORT_KEYS`): that
 // module needs the library's dev-dependencies, and this is the command's contract, which
 // should not change just because a shared helper did.
-const REPORT_KEYS: [&str; 6] = [
+const REPORT_KEYS: [&str; 7] = [
     "budget",
     "citations",
     "context",
     "encoding",
+    "layout",
     "omitted",
     "tokenCount",
 ];

@@ -1,7 +1,6 @@
 //! `resolveCitations`: which chips of a report an answer cites, through the library's
 //! `Resolver`.
 
-use mentor_context::citations::Resolver;
 use napi::bindgen_prelude::{Env, Unknown};
 use napi::{JsValue, Result};
 use napi_derive::napi;
@@ -19,7 +18,9 @@ pub(crate) const KNOWN: [&str; 1] = ["renumber"];
 /// Reads `answer` against the chips of `report` (a report of `assemble`, its JSON text, or
 /// its `citations`): the cited chips in order of first citation, with how often and where;
 /// the markers that point at no chip; with `renumber`, the answer renumbered 1..k in order
-/// of first citation.
+/// of first citation. Given a whole report, each quote before a `[n]` marker is checked
+/// against the content of the block it cites, read back from the report in the layout it
+/// records (`unverified` counts those not found), as `mentor-context cite` checks it.
 ///
 /// Offsets (`spans`, `at`) index the JavaScript string: `answer.slice(span.start, span.end)`
 /// is the marker (the library's own are UTF-8 byte offsets).
@@ -37,11 +38,11 @@ pub fn resolve_citations<'env>(
 ) -> Result<Unknown<'env>> {
     let raw = env.raw();
     let codec = Codec::get(raw)?;
-    let chips = report::chips(raw, codec, report.raw())?;
+    let resolver = report::resolver(raw, codec, report.raw())?;
     let answer = args::string(raw, answer.raw(), "answer")?;
     let options = args::options(raw, codec, options.map(|o| o.raw()), &KNOWN)?;
     let renumber = args::flag(&options, "renumber").or_throw(raw)?;
-    let mut resolution = Resolver::new(&chips).renumber(renumber).resolve(&answer);
+    let mut resolution = resolver.renumber(renumber).resolve(&answer);
     Units::new(&answer).resolution(&mut resolution);
     let mut tape = codec.take_tape();
     tape.write(&resolution).map_err(internal).or_throw(raw)?;

@@ -2,6 +2,7 @@
 //! against. Either the object `assemble` returned (or `JSON.parse` of a stored one), or the
 //! stored JSON text itself, read as the command reads `--previous`.
 
+use mentor_context::citations::Resolver;
 use mentor_context::{AssembledContext, Citation};
 use napi::sys::ValueType;
 use std::fmt;
@@ -80,8 +81,13 @@ pub(crate) fn context(
     read(env, codec, value, what, false)
 }
 
-/// A report, or its `citations` alone: what an answer's markers are read against.
-struct Chips(Vec<Citation>);
+/// A whole report, or its `citations` alone: what an answer's markers are read against.
+enum Given {
+    /// A report of `assemble`: its quotes are checked against its contents.
+    Whole(Box<AssembledContext<'static>>),
+    /// Chips alone: no contents to check quotes against.
+    Chips(Vec<Citation>),
+}
 
 /// The part of a report the chips are in.
 #[derive(Deserialize)]
@@ -89,32 +95,48 @@ struct ReportChips {
     citations: Vec<Citation>,
 }
 
-impl<'de> Deserialize<'de> for Chips {
-    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Chips, D::Error> {
-        deserializer.deserialize_any(ChipsVisitor)
+impl<'de> Deserialize<'de> for Given {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Given, D::Error> {
+        deserializer.deserialize_any(GivenVisitor)
     }
 }
 
-struct ChipsVisitor;
+struct GivenVisitor;
 
-impl<'de> Visitor<'de> for ChipsVisitor {
-    type Value = Chips;
+impl<'de> Visitor<'de> for GivenVisitor {
+    type Value = Given;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a report of assemble, or its citations")
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Chips, A::Error> {
-        Vec::deserialize(SeqAccessDeserializer::new(seq)).map(Chips)
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Given, A::Error> {
+        Vec::deserialize(SeqAccessDeserializer::new(seq)).map(Given::Chips)
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Chips, A::Error> {
-        ReportChips::deserialize(MapAccessDeserializer::new(map))
-            .map(|report| Chips(report.citations))
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Given, A::Error> {
+        // Held as JSON values, to be read as a whole report if it has a text (and a bad
+        // field then named), else as its citations.
+        let map = serde_json::Map::deserialize(MapAccessDeserializer::new(map))?;
+        let value = serde_json::Value::Object(map);
+        if value.get("context").is_some() {
+            AssembledContext::deserialize(value)
+                .map(|context| Given::Whole(Box::new(context)))
+                .map_err(de::Error::custom)
+        } else {
+            ReportChips::deserialize(value)
+                .map(|report| Given::Chips(report.citations))
+                .map_err(de::Error::custom)
+        }
     }
 }
 
-/// The chips of `value`: a report of `assemble` (object or JSON text), or its citations.
-pub(crate) fn chips(env: Env, codec: &Codec, value: Value) -> napi::Result<Vec<Citation>> {
-    read::<Chips>(env, codec, value, "report", true).map(|chips| chips.0)
+/// The resolver for `value`, owning what it reads against: a report of `assemble` (object or
+/// JSON text) checks quotes against the contents read back from it in the layout it records,
+/// as `mentor-context cite` does; its citations alone check none.
+pub(crate) fn resolver(env: Env, codec: &Codec, value: Value) -> napi::Result<Resolver<'static>> {
+    Ok(match read::<Given>(env, codec, value, "report", true)? {
+        Given::Whole(context) => Resolver::for_context(&context).into_owned(),
+        Given::Chips(chips) => Resolver::new(&chips).into_owned(),
+    })
 }

@@ -1,8 +1,7 @@
 //! `CitationStream`: an answer resolved as it streams in, through the library's
 //! `CitationStream`.
 
-use mentor_context::Citation;
-use mentor_context::citations::{self, CitationEvent, Resolution, Resolver};
+use mentor_context::citations::{self, CitationEvent, Resolution};
 use napi::bindgen_prelude::{Env, Unknown};
 use napi::{JsValue, Result};
 use napi_derive::napi;
@@ -17,17 +16,8 @@ use crate::raw;
 use crate::report;
 use crate::request::internal;
 
-/// The library's stream, `None` once finished.
-type Live<'c> = Option<citations::CitationStream<'c>>;
-
-self_cell::self_cell!(
-    /// The chips, and the library's stream that reads against them.
-    struct Owned {
-        owner: Vec<Citation>,
-        #[covariant]
-        dependent: Live,
-    }
-);
+/// The library's stream, `None` once finished. It owns what it reads against.
+type Live = Option<citations::CitationStream<'static>>;
 
 /// What `push` returns.
 #[derive(Serialize)]
@@ -51,10 +41,11 @@ struct Finished<'a> {
 /// A marker is never shown in part: `[1` at the end of one chunk and `2]` at the start of
 /// the next come out together. With `renumber`, the text shown is already renumbered. Put
 /// together, the texts, the events and the resolution of `finish()` are those of
-/// `resolveCitations` on the whole answer. Offsets are in UTF-16 code units of the answer.
+/// `resolveCitations` on the whole answer (given a whole report, quotes before `[n]` markers
+/// are checked as there). Offsets are in UTF-16 code units of the answer.
 #[napi]
 pub struct CitationStream {
-    stream: Owned,
+    stream: Live,
     /// The answer so far: offsets are counted in it.
     answer: String,
     /// Where the offsets' walk through `answer` is.
@@ -74,13 +65,11 @@ impl CitationStream {
     pub fn new(env: &Env, report: Unknown<'_>, options: Option<Unknown<'_>>) -> Result<Self> {
         let raw = env.raw();
         let codec = Codec::get(raw)?;
-        let chips = report::chips(raw, codec, report.raw())?;
+        let resolver = report::resolver(raw, codec, report.raw())?;
         let options = args::options(raw, codec, options.map(|o| o.raw()), &KNOWN)?;
         let renumber = args::flag(&options, "renumber").or_throw(raw)?;
         Ok(CitationStream {
-            stream: Owned::new(chips, |chips| {
-                Some(Resolver::new(chips).renumber(renumber).stream())
-            }),
+            stream: Some(resolver.renumber(renumber).stream()),
             answer: String::new(),
             position: (0, 0),
             chunks: Chunks::default(),
@@ -92,9 +81,7 @@ impl CitationStream {
     pub fn push<'env>(&mut self, env: &'env Env, chunk: Unknown<'env>) -> Result<Unknown<'env>> {
         let raw = env.raw();
         let chunk = args::chunk(raw, chunk.raw(), "chunk", &mut self.chunks)?;
-        let pushed = self
-            .stream
-            .with_dependent_mut(|_, live| live.as_mut().map(|stream| stream.push(&chunk)));
+        let pushed = self.stream.as_mut().map(|stream| stream.push(&chunk));
         let Some(mut pushed) = pushed else {
             return Err(finished().into_napi(raw));
         };
@@ -122,12 +109,10 @@ impl CitationStream {
         } else {
             ""
         };
-        let finished_stream = self.stream.with_dependent_mut(|_, live| {
-            live.take().map(|mut stream| {
-                let last = stream.push(tail);
-                let (rest, resolution) = stream.finish();
-                (last, rest, resolution)
-            })
+        let finished_stream = self.stream.take().map(|mut stream| {
+            let last = stream.push(tail);
+            let (rest, resolution) = stream.finish();
+            (last, rest, resolution)
         });
         let Some((last, mut rest, mut resolution)) = finished_stream else {
             return Err(finished().into_napi(raw));
@@ -154,7 +139,6 @@ impl CitationStream {
     pub fn held_back(&self) -> u32 {
         let bytes = self
             .stream
-            .borrow_dependent()
             .as_ref()
             .map_or(0, citations::CitationStream::held_back);
         let tail = self

@@ -170,6 +170,23 @@ pub struct Report {
     pub seal: Option<String>,
     #[napi(ts_type = "'anthropic' | 'anthropic-documents' | 'bedrock' | 'cohere' | 'mistral'")]
     pub dialect: Option<String>,
+    /// The layout the text was written in: what an answer's quotes are checked with.
+    pub layout: Option<Layout>,
+}
+
+/// The layout a report's text was written in, besides its results: with its `encoding` and
+/// `dialect`, what its contents are read back with, so that `resolveCitations` checks quotes
+/// from the report alone.
+#[napi(object, object_from_js = false, use_nullable = true)]
+pub struct Layout {
+    /// `plain`, `xml`, or with a dialect the dialect's name.
+    pub format: String,
+    /// The header the text starts with, with its newline; empty for none.
+    pub header: String,
+    /// The metadata keys kept out of the prompt, sorted.
+    pub hidden_keys: Vec<String>,
+    /// The most tokens a block's head may take, or `null`.
+    pub max_head_tokens: Option<u32>,
 }
 
 /// Where a marker is in the answer: `answer.slice(start, end)`, in UTF-16 code units.

@@ -37,7 +37,8 @@ test('reports, chips, omissions and windows have the keys the types declare', ()
   matches('ModelWindow', report.window)
   for (const chip of report.citations) matches('Citation', chip)
   for (const omission of report.omitted) matches('Omission', omission)
-  assert.deepEqual(fields('Report').filter(([, optional]) => optional).map(([k]) => k), ['window', 'headroom', 'seal', 'dialect'])
+  matches('Layout', report.layout)
+  assert.deepEqual(fields('Report').filter(([, optional]) => optional).map(([k]) => k), ['window', 'headroom', 'seal', 'dialect', 'layout'])
 })
 
 test('dialects\' reports, entries and resolutions have the keys the types declare', () => {

@@ -38,6 +38,16 @@ class Omission(TypedDict):
     ]
     inputIndex: int
 
+class Layout(TypedDict):
+    """The layout a report's text was written in: with its ``encoding`` and ``dialect``,
+    what its contents are read back with, so that quotes are checked from the report
+    alone."""
+
+    format: str
+    header: str
+    hiddenKeys: list[str]
+    maxHeadTokens: int | None
+
 class _ReportBase(TypedDict):
     context: str
     tokenCount: int
@@ -54,6 +64,7 @@ class Report(_ReportBase, total=False):
     headroom: int
     seal: str
     dialect: Literal["anthropic", "anthropic-documents", "bedrock", "cohere", "mistral"]
+    layout: Layout
 
 class Span(TypedDict):
     """Python string indices ``start:end``, and the same in UTF-16 code units."""
@@ -279,12 +290,16 @@ def resolve_citations(
     report: Report | Sequence[Citation], answer: str, *, renumber: bool = False
 ) -> Resolution:
     """Which chips of ``report`` the ``answer`` cites (in order of first citation), which
-    markers point at no chip, and with ``renumber`` the answer renumbered 1..k. Offsets are
-    Python string indices."""
+    markers point at no chip, and with ``renumber`` the answer renumbered 1..k. Given a
+    whole report, each quote before a ``[n]`` marker is checked against the content of the
+    block it cites, read back from the report in the layout it records, as
+    ``mentor-context cite`` checks it. Offsets are Python string indices."""
 
 class Resolver:
     """Reads answers against the chips of ``report`` (a report of ``Assembler.assemble``,
-    its ``citations``, or its JSON text); offsets are Python string indices."""
+    its ``citations``, or its JSON text); offsets are Python string indices. Given a whole
+    report, quotes before ``[n]`` markers are checked against its contents, whole or
+    streamed."""
 
     def __init__(
         self, report: Report | Sequence[Citation] | str, *, renumber: bool = False

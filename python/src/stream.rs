@@ -4,42 +4,75 @@
 //! Offsets (`span`, `at`) are Python string indices of the whole answer, as
 //! `resolve_citations` gives them; the library's own are UTF-8 byte offsets.
 
-use mentor_context::Citation;
 use mentor_context::citations::{self, CitationEvent, Resolution, Resolver};
+use mentor_context::{AssembledContext, Citation};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString, PyTuple};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use serde::Deserialize;
 
 use crate::depythonize::PyDeserializer;
 use crate::errors::refused;
 use crate::pyser::to_python;
 
-/// The chips of `report`: a dict from `Assembler.assemble`, its `citations` list, or the
-/// report's JSON text.
-fn read_chips(report: &Bound<'_, PyAny>) -> PyResult<Vec<Citation>> {
+/// A resolver for `report`, owning what it reads against: a whole report (a dict from
+/// `Assembler.assemble` or its JSON text) checks quotes against the contents read back from it
+/// in the layout it records, as `mentor-context cite` does; its `citations` alone (a list, or
+/// a dict of nothing else) check none.
+pub(crate) fn read_resolver(report: &Bound<'_, PyAny>) -> PyResult<Resolver<'static>> {
     let problem = |err: &dyn std::fmt::Display| {
         refused(format!(
             "report: expected a report of Assembler.assemble or its citations: {err}"
         ))
     };
+    let whole = |text: &str| -> PyResult<Resolver<'static>> {
+        let context: AssembledContext<'static> =
+            serde_json::from_str(text).map_err(|err| problem(&err))?;
+        Ok(report
+            .py()
+            .detach(|| Resolver::for_context(&context).into_owned()))
+    };
     if let Ok(text) = report.cast::<PyString>() {
-        /// A report's chips, or a list of them, as JSON.
+        let text = text.to_str()?;
+        /// A report's chips, or a list of them, as JSON; a report's text marks a whole one.
         #[derive(Deserialize)]
         #[serde(untagged)]
         enum Chips {
-            Report { citations: Vec<Citation> },
+            Whole {
+                #[allow(dead_code)]
+                context: serde::de::IgnoredAny,
+            },
+            Report {
+                citations: Vec<Citation>,
+            },
             List(Vec<Citation>),
         }
-        return match serde_json::from_str::<Chips>(text.to_str()?) {
-            Ok(Chips::Report { citations } | Chips::List(citations)) => Ok(citations),
+        return match serde_json::from_str::<Chips>(text) {
+            // Read again as a whole report, so that a bad field is named.
+            Ok(Chips::Whole { .. }) => whole(text),
+            Ok(Chips::Report { citations } | Chips::List(citations)) => {
+                Ok(Resolver::new(&citations).into_owned())
+            }
             Err(err) => Err(problem(&err)),
         };
+    }
+    if let Ok(dict) = report.cast::<PyDict>()
+        && dict.contains("context")?
+    {
+        let text: String = report
+            .py()
+            .import("json")?
+            .call_method1("dumps", (report,))
+            .map_err(|err| problem(&err.value(report.py())))?
+            .extract()?;
+        return whole(&text);
     }
     let chips = match report.get_item("citations") {
         Ok(chips) => chips,
         Err(_) => report.clone(),
     };
-    Vec::<Citation>::deserialize(PyDeserializer(&chips)).map_err(|err| problem(&err))
+    let chips =
+        Vec::<Citation>::deserialize(PyDeserializer(&chips)).map_err(|err| problem(&err))?;
+    Ok(Resolver::new(&chips).into_owned())
 }
 
 /// Byte offsets into an answer as offsets in characters, walking forward from the last
@@ -100,10 +133,11 @@ impl Chars<'_> {
 }
 
 /// Reads answers against the chips of one report. `resolve(answer)` reads a whole answer
-/// (what `resolve_citations` does); `stream()` reads one that arrives in chunks.
+/// (what `resolve_citations` does); `stream()` reads one that arrives in chunks. Given a whole
+/// report, quotes before `[n]` markers are checked against its contents.
 #[pyclass(name = "Resolver", module = "mentor_context", frozen)]
 pub(crate) struct PyResolver {
-    chips: Vec<Citation>,
+    resolver: Resolver<'static>,
     renumber: bool,
 }
 
@@ -113,18 +147,14 @@ impl PyResolver {
     #[pyo3(signature = (report, *, renumber=false))]
     fn new(report: &Bound<'_, PyAny>, renumber: bool) -> PyResult<Self> {
         Ok(PyResolver {
-            chips: read_chips(report)?,
+            resolver: read_resolver(report)?.renumber(renumber),
             renumber,
         })
     }
 
     /// What the whole `answer` cites: as `resolve_citations(report, answer, renumber=...)`.
     fn resolve<'py>(&self, py: Python<'py>, answer: &str) -> PyResult<Bound<'py, PyAny>> {
-        let mut resolution = py.detach(|| {
-            Resolver::new(&self.chips)
-                .renumber(self.renumber)
-                .resolve(answer)
-        });
+        let mut resolution = py.detach(|| self.resolver.resolve(answer));
         Chars {
             text: answer,
             at: (0, 0),
@@ -135,11 +165,8 @@ impl PyResolver {
 
     /// A stream of one answer, read chunk by chunk.
     fn stream(&self) -> PyCitationStream {
-        let renumber = self.renumber;
         PyCitationStream {
-            stream: Owned::new(self.chips.clone(), |chips| {
-                Some(Resolver::new(chips).renumber(renumber).stream())
-            }),
+            stream: Some(self.resolver.stream()),
             answer: String::new(),
             at: (0, 0),
         }
@@ -152,17 +179,8 @@ impl PyResolver {
     }
 }
 
-/// The library's stream, `None` once finished.
-type Live<'c> = Option<citations::CitationStream<'c>>;
-
-self_cell::self_cell!(
-    /// The chips, and the library's stream that reads against them.
-    struct Owned {
-        owner: Vec<Citation>,
-        #[covariant]
-        dependent: Live,
-    }
-);
+/// The library's stream, `None` once finished. It owns what it reads against.
+type Live = Option<citations::CitationStream<'static>>;
 
 /// An answer resolved as it streams in, from `Resolver(report).stream()`.
 ///
@@ -173,7 +191,7 @@ self_cell::self_cell!(
 /// cites. Put together, they are what `Resolver.resolve` gives for the whole answer.
 #[pyclass(name = "CitationStream", module = "mentor_context")]
 pub(crate) struct PyCitationStream {
-    stream: Owned,
+    stream: Live,
     /// The answer so far: offsets are counted in it.
     answer: String,
     /// Where the offsets' walk through `answer` is: a byte and its character.
@@ -184,9 +202,7 @@ pub(crate) struct PyCitationStream {
 impl PyCitationStream {
     /// Reads the next chunk; returns `(text, events)`.
     fn push<'py>(&mut self, py: Python<'py>, chunk: &str) -> PyResult<Bound<'py, PyTuple>> {
-        let pushed = self
-            .stream
-            .with_dependent_mut(|_, live| live.as_mut().map(|stream| stream.push(chunk)));
+        let pushed = self.stream.as_mut().map(|stream| stream.push(chunk));
         let Some(mut pushed) = pushed else {
             return Err(finished());
         };
@@ -203,9 +219,7 @@ impl PyCitationStream {
     /// The answer is complete: returns `((text, events), resolution)`, the rest to show
     /// (an unfinished marker is text after all) and the resolution of the whole answer.
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let done = self
-            .stream
-            .with_dependent_mut(|_, live| live.take().map(citations::CitationStream::finish));
+        let done = self.stream.take().map(citations::CitationStream::finish);
         let Some((mut rest, mut resolution)) = done else {
             return Err(finished());
         };
@@ -225,7 +239,6 @@ impl PyCitationStream {
     fn held_back(&self) -> usize {
         let bytes = self
             .stream
-            .borrow_dependent()
             .as_ref()
             .map_or(0, citations::CitationStream::held_back);
         let tail = self

@@ -11,6 +11,7 @@ use crate::budget::ModelWindow;
 use crate::dialects::{Dialect, DialectFormat};
 use crate::error::Error;
 use crate::format::{Format, PlainFormat};
+use crate::layout::Layout;
 use crate::options::{Duplicates, Order, Overflow};
 use crate::seal::SealKey;
 use crate::tokenizer::{Encoding, TokenCache, TokenCounter};
@@ -202,10 +203,27 @@ impl Config {
 }
 
 impl Config {
-    /// What a report's text depends on besides its results: the tokenizer, format, header,
-    /// hidden keys, head cap and dialect. A seal covers it, so a report is continued only by
-    /// an assembler that writes it the same way.
-    pub(crate) fn layout(&self) -> String {
+    /// What a report's text depends on besides its results and its tokenizer and dialect:
+    /// the format, header, hidden keys and head cap. Every report records it.
+    pub(crate) fn layout(&self) -> Layout {
+        Layout::new(
+            self.format.name(),
+            &self.header,
+            &self.hidden_keys,
+            self.max_head_tokens,
+        )
+    }
+
+    /// What a seal covers besides the report: the layout, the tokenizer and the dialect. A
+    /// report is continued only by an assembler that writes it the same way.
+    pub(crate) fn sealed_layout(&self) -> String {
+        self.layout().sealed(self.tokenizer.name(), self.dialect)
+    }
+
+    /// What a seal covered besides the report when reports did not record their layout: a
+    /// sealed report of that time still continues. (Its dialect is in its `Debug` form, as it
+    /// was then.)
+    pub(crate) fn unrecorded_layout(&self) -> String {
         let mut hidden: Vec<&str> = self.hidden_keys.iter().map(String::as_str).collect();
         hidden.sort_unstable();
         hidden.dedup();

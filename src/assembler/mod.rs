@@ -226,6 +226,13 @@ impl Assembler {
     pub fn cache(&self) -> Option<&TokenCache> {
         self.inner.config.cache.as_ref()
     }
+
+    /// The layout this assembler's reports record: what they are compared with when read
+    /// back or continued.
+    #[must_use]
+    pub fn layout(&self) -> crate::Layout {
+        self.inner.config.layout()
+    }
 }
 
 impl fmt::Debug for Assembler {

@@ -121,10 +121,11 @@ impl<'a, 'r> Assembly<'a, 'r> {
             window,
             seal: None,
             dialect: self.config.dialect,
+            layout: Some(self.config.layout()),
         };
         let context = match &self.config.seal_key {
             Some(key) => AssembledContext {
-                seal: Some(key.seal(&context, &self.config.layout())),
+                seal: Some(key.seal(&context, &self.config.sealed_layout())),
                 ..context
             },
             None => context,

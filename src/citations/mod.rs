@@ -27,6 +27,7 @@
 //! A marker that mixes known and unknown numbers (`[2, 9]` with 5 chips) cites its known
 //! ones and is reported as unknown as well.
 
+mod from_report;
 mod markers;
 mod quotes;
 mod resolve;

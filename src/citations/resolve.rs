@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::markers::{Marker, RangeBudget, Scanner};
 use super::quotes::{Quote, holds, quote_before};
 use super::stream::{CitationEvent, CitationStream};
-use crate::context::{AssembledContext, Citation};
+use crate::context::Citation;
 use crate::dialects::{Dialect, Entry};
 use crate::error::Error;
 use crate::provenance::utf16_len;
@@ -109,9 +109,10 @@ pub struct Resolution {
 pub struct Resolver<'c> {
     chips: Cow<'c, [Citation]>,
     renumber: bool,
-    contents: Option<Cow<'c, [String]>>,
-    dialect: Option<Dialect>,
-    entries: Option<Cow<'c, [Entry]>>,
+    // Set from a report by `from_report.rs`.
+    pub(super) contents: Option<Cow<'c, [String]>>,
+    pub(super) dialect: Option<Dialect>,
+    pub(super) entries: Option<Cow<'c, [Entry]>>,
 }
 
 impl<'c> Resolver<'c> {
@@ -127,20 +128,12 @@ impl<'c> Resolver<'c> {
         }
     }
 
-    /// A resolver for the chips of `context`, in the dialect it was assembled for, if any.
-    #[must_use]
-    pub fn for_context(context: &'c AssembledContext<'_>) -> Resolver<'c> {
-        Resolver {
-            dialect: context.dialect,
-            ..Resolver::new(&context.citations)
-        }
-    }
-
     /// Checks quotes against `contents`, the content of each chip in order
     /// ([`Assembler::contents`](crate::Assembler::contents)): a quoted span in straight or
     /// curly quotes just before a `[n]` marker is looked for in chip `n`'s content, after
     /// normalising whitespace and quote marks; so is a provider's quote. Default: none, and
-    /// quotes before markers are not looked for.
+    /// quotes before markers are not looked for (but [`for_context`](Self::for_context) reads
+    /// them from the report).
     #[must_use]
     pub fn contents(mut self, contents: &'c [String]) -> Resolver<'c> {
         self.contents = Some(Cow::Borrowed(contents));

@@ -13,11 +13,12 @@ use unicode_segmentation::UnicodeSegmentation;
 
 /// The keys of a serialized [`AssembledContext`] (the command's `--json` report), in the
 /// order serde_json's map sorts them.
-pub const REPORT_KEYS: [&str; 6] = [
+pub const REPORT_KEYS: [&str; 7] = [
     "budget",
     "citations",
     "context",
     "encoding",
+    "layout",
     "omitted",
     "tokenCount",
 ];

@@ -313,7 +313,9 @@ fn markers_and_anthropic_citations_resolve_to_the_same_citations() {
     let message = serde_json::json!({"type": "message", "content": [
         block("Team costs 15 EUR", &[1]), block(", before 13 EUR", &[2]),
         block("; add-ons", &[3, 1]), {"type": "text", "text": "."}]});
-    let provider = Resolver::for_context(&report)
+    // The citations give no source: read without the entries sent, which would refuse them.
+    let provider = Resolver::new(&report.citations)
+        .dialect(Dialect::Anthropic)
         .response(&message.to_string())
         .unwrap();
     let summary = |r: &Resolution| -> Vec<(usize, usize, usize)> {
@@ -382,8 +384,10 @@ fn quotes_before_markers_are_checked_against_their_blocks() {
     assert_eq!(quotes.len(), 2);
     assert!(quotes[0].verified && !quotes[1].verified, "{quotes:?}");
     assert_eq!(resolution.unverified, 1);
-    // Without contents, no quote is looked for.
-    let plain = Resolver::for_context(&context).resolve(answer);
+    // The report alone is enough: its layout says how to read its contents back.
+    assert_eq!(Resolver::for_context(&context).resolve(answer), resolution);
+    // Chips alone have no contents: no quote is looked for.
+    let plain = Resolver::new(&context.citations).resolve(answer);
     assert!(plain.cited[0].quotes.is_empty() && plain.unverified == 0);
 }
 

@@ -23,6 +23,7 @@ mod previous_report;
 mod properties;
 mod range_markers;
 mod reading;
+mod report_layout;
 mod selection;
 mod snapshots;
 mod unsealed_fields;

@@ -363,28 +363,50 @@ fn a_capped_head_whose_metadata_was_sorted_still_continues() {
 }
 
 /// A seal covers the layout: a report sealed by an assembler of one format is refused by one
-/// of another, with the same key.
+/// of another, with the same key, naming the part that differs; and a report whose recorded
+/// layout was edited to match the other assembler's is refused by its seal.
 #[test]
 fn a_report_sealed_in_another_layout_is_refused() {
     let xml = sealed(2000, BuiltinFormat::Xml);
     let first = xml.assemble(&two_results()).into_owned();
-    for other in [
-        sealed(2000, BuiltinFormat::Plain),
-        ContextBuilder::new(2000)
-            .format(BuiltinFormat::Xml)
-            .header("Sources:")
-            .seal_key(KEY)
-            .build()
-            .unwrap(),
-        ContextBuilder::new(2000)
-            .format(BuiltinFormat::Xml)
-            .hide_metadata_keys(["currency"])
-            .seal_key(KEY)
-            .build()
-            .unwrap(),
-    ] {
-        assert!(refused(&other, &first).contains("seal does not match"));
+    let others = [
+        (
+            sealed(2000, BuiltinFormat::Plain),
+            "it was written in the xml format, this assembler writes plain",
+        ),
+        (
+            ContextBuilder::new(2000)
+                .format(BuiltinFormat::Xml)
+                .header("Sources:")
+                .seal_key(KEY)
+                .build()
+                .unwrap(),
+            r#"its header is "", this assembler's is "Sources:""#,
+        ),
+        (
+            ContextBuilder::new(2000)
+                .format(BuiltinFormat::Xml)
+                .hide_metadata_keys(["currency"])
+                .seal_key(KEY)
+                .build()
+                .unwrap(),
+            "it hides no metadata key, this assembler hides the metadata keys currency",
+        ),
+    ];
+    for (other, part) in &others {
+        assert!(
+            refused(other, &first).contains(part),
+            "{}",
+            refused(other, &first)
+        );
+        let mut edited = first.clone();
+        edited.layout = other.assemble(&two_results()).layout;
+        assert!(refused(other, &edited).contains("seal does not match"));
     }
+    // Without its layout, the report is not the one sealed.
+    let mut stripped = first.clone();
+    stripped.layout = None;
+    assert!(refused(&xml, &stripped).contains("seal does not match"));
     assert!(
         sealed(4000, BuiltinFormat::Xml)
             .assemble_follow_up(&first, &[])

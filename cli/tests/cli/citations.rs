@@ -137,15 +137,21 @@ fn assemble_previous_refuses_what_cannot_continue() {
         &turn2,
     ])
     .bad(&[report.path(), "earlier turns' blocks take", "budget of 50"]);
-    run(&[
+    // Another format is not refused: the report's own layout is used, and said.
+    let other = run(&[
         "assemble",
         "--format",
         "xml",
         "--previous",
         report.path(),
         &turn2,
-    ])
-    .bad(&[report.path(), "does not fit this assembler"]);
+    ]);
+    assert_eq!(other.code, Some(0), "{other:#?}");
+    assert!(
+        other.stderr.contains("--format xml (the report's: plain)"),
+        "{other:#?}"
+    );
+    assert!(other.stdout.starts_with("[1] "), "{other:#?}");
     run(&["assemble", "--previous", "-"]).bad(&["cannot both be standard input"]);
     run(&["assemble", "--previous", PRICING, &turn2]).bad(&["a JSON array"]);
 }
@@ -311,22 +317,31 @@ fn dialects_print_entries_and_cite_reads_responses_back() {
                 "{dialect} {kind}"
             );
         }
-        // Read as plain text, or against another dialect: refused, naming what to give.
-        run(&["cite", report.path(), &fixture_response(dialect, "json")])
-            .bad(&[&format!("give --dialect {dialect}")]);
+        // Without --dialect, the report's is read; another is said, and the report's read.
+        let bare = run(&["cite", report.path(), &fixture_response(dialect, "json")]).json();
+        assert_eq!(Some(&bare), first.as_ref(), "{dialect}");
         let other = if dialect == "cohere" {
             "anthropic"
         } else {
             "cohere"
         };
-        run(&[
+        let told = run(&[
             "cite",
             "--dialect",
             other,
             report.path(),
             &fixture_response(dialect, "json"),
-        ])
-        .bad(&["not for --dialect"]);
+        ]);
+        assert!(
+            told.stderr
+                .contains(&format!("--dialect {other} (the report's: {dialect})")),
+            "{told:#?}"
+        );
+        assert_eq!(
+            serde_json::from_str::<Value>(&told.stdout).ok().as_ref(),
+            first.as_ref(),
+            "{dialect}"
+        );
         // A response cut off before its end, or not JSON.
         let kind = kinds[kinds.len() - 1];
         let stream = std::fs::read_to_string(fixture_response(dialect, kind)).unwrap();

@@ -5,7 +5,7 @@ use super::*;
 use mentor_context::tokenizer::TekkenTokenizer;
 
 /// A small Tekken file: the 256 single bytes, then `extra` tokens, none special.
-fn tekken_file(extra: &[&str]) -> TempFile {
+pub(super) fn tekken_file(extra: &[&str]) -> TempFile {
     use std::fmt::Write as _;
     let mut vocab = String::new();
     let tokens = (0..=255u8)

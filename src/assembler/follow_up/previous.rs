@@ -46,8 +46,8 @@ pub(crate) struct ReadBlock {
 }
 
 impl Assembly<'_, '_> {
-    /// Checks that `previous` was written by an assembler like this one: its encoding and
-    /// dialect, its citations numbered 1..n, its seal if this assembler has a key, its header,
+    /// Checks that `previous` was written by an assembler like this one: its encoding,
+    /// dialect and recorded layout, its citations numbered 1..n, its seal if this assembler has a key, its header,
     /// opening and closing, and, with `read_back`, each block, whose content it returns.
     pub(crate) fn read_previous<'t>(
         &self,
@@ -83,8 +83,21 @@ impl Assembly<'_, '_> {
                 chip.index
             )));
         }
+        // The layout the report records is compared first, so that the part that differs is
+        // named (a report of an older version records none, and is read as before).
+        if let Some(problem) = previous
+            .layout
+            .as_ref()
+            .and_then(|layout| layout.difference(&self.config.layout()))
+        {
+            return Err(mismatch(problem));
+        }
         if let Some(key) = &self.config.seal_key {
-            key.verify(previous, &self.config.layout())
+            let layout = match previous.layout {
+                Some(_) => self.config.sealed_layout(),
+                None => self.config.unrecorded_layout(),
+            };
+            key.verify(previous, &layout)
                 .map_err(|problem| mismatch(problem.to_string()))?;
         }
         let old = previous.text.as_str();
