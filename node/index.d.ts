@@ -115,6 +115,39 @@ export declare class CitationStream {
 }
 
 /**
+ * Fits a conversation (an optional system message, the history, the user's question last)
+ * and ranked results to a model's window through the model's own chat template: the
+ * messages to send, the prompt text where the template writes one, its exact token count
+ * (`tokenCount + reserve <= window`), and the context's report. Configure once (every
+ * option is checked here); then `assemble` per turn.
+ */
+export declare class PromptAssembler {
+  /**
+   * A configuration: `window` and `chatTemplate`, the prompt options of
+   * `mentor-context prompt` and the context options of `new Assembler` (but those that
+   * set the budget or the tokenizer), in camelCase.
+   */
+  constructor(options: PromptOptions & Omit<AssemblerOptions, 'reserveOutput' | 'promptTokens' | 'engine'>)
+  /**
+   * The whole prompt, with exactly the keys of `mentor-context prompt --json`: prompt
+   * (absent for `openai`), messages, tokenCount, window, reserve, parts, dropped, context
+   * (and documents, with `contextIn: 'documents'`).
+   */
+  assemble(conversation: ReadonlyArray<ChatMessage>, results: ReadonlyArray<MentorRagResult>): Prompt
+  /**
+   * The same prompt as one line of JSON text (no newline): what `prompt --json` prints,
+   * byte for byte.
+   */
+  assembleJson(conversation: ReadonlyArray<ChatMessage>, results: ReadonlyArray<MentorRagResult>): string
+  /** The model's window in tokens. */
+  get window(): number
+  /** The tokens kept free for the answer. */
+  get reserve(): number
+  /** The chat template's name, such as `"harmony/o200k_harmony"`. */
+  get chatTemplate(): string
+}
+
+/**
  * A model API's response read event by event (Anthropic's Messages stream, Bedrock's
  * ConverseStream events as the AWS SDK gives them, Cohere's v2 chat stream, Mistral's chat
  * completion chunks), from `Assembler.responseStream(report)`.
@@ -270,6 +303,17 @@ export interface CacheControl {
   type: 'ephemeral'
 }
 
+/** A chat message in OpenAI's shape; its fields are kept as given, in their order. */
+export interface ChatMessage {
+  /** `'system'`, `'user'`, `'assistant'`, `'tool'`, ... */
+  role: string
+  content?: string | null | ReadonlyArray<unknown>
+  name?: string
+  tool_calls?: ReadonlyArray<unknown>
+  tool_call_id?: string
+  reasoning_content?: string
+}
+
 /** A citation chip: what a chat UI shows for block `[index]`. */
 export interface Citation {
   index: number
@@ -328,6 +372,15 @@ export interface CohereDocument {
   data: Record<string, string>
 }
 
+/** A message of the history left out for lack of room. */
+export interface DroppedMessage {
+  /** Its index in the conversation. */
+  index: number
+  role: string
+  /** Its share of the prompt had it been kept. */
+  tokens: number
+}
+
 /** The options of `Assembler.entries`. */
 export interface EntriesOptions {
   /**
@@ -354,7 +407,10 @@ export declare enum ErrorCode {
   HeaderOverBudget = 'HEADER_OVER_BUDGET',
   /** `minTruncatedTokens` is larger than the budget. */
   MinTruncatedOverBudget = 'MIN_TRUNCATED_OVER_BUDGET',
-  /** The answer's reserve and the rest of the prompt fill the model's window. */
+  /**
+   * The answer's reserve and the rest of the prompt fill the model's window (for a whole
+   * prompt: the system message, the question and the template's framing alone do).
+   */
   WindowTooSmall = 'WINDOW_TOO_SMALL',
   /** A seal key shorter than 16 bytes. */
   SealKeyTooShort = 'SEAL_KEY_TOO_SHORT',
@@ -401,6 +457,18 @@ export declare enum ErrorCode {
    * dialect where one is needed (the library's `Error::Response`).
    */
   InvalidResponse = 'INVALID_RESPONSE',
+  /**
+   * A conversation that cannot be fitted: not an array of messages, empty, not ending
+   * with the user's question, a message that is not an object with a string `role`.
+   */
+  InvalidConversation = 'INVALID_CONVERSATION',
+  /**
+   * A chat template that cannot be read or compiled, or that raises, loops or writes too
+   * much when rendered.
+   */
+  ChatTemplate = 'CHAT_TEMPLATE',
+  /** A tokenizer file (a `tokenizer.json`, a Tekken file) that cannot be read or is not one. */
+  TokenizerFile = 'TOKENIZER_FILE',
 }
 
 /**
@@ -492,6 +560,80 @@ export interface PlainTextSource {
   data: string
 }
 
+/** A whole prompt, fitted to the window: what `mentor-context prompt --json` prints. */
+export interface Prompt {
+  /**
+   * The prompt text as the model's template writes it (absent for `'openai'`, whose
+   * messages are what is sent).
+   */
+  prompt?: string
+  /** The messages as rendered: the kept history, with the context placed. */
+  messages: Array<ChatMessage>
+  /** With `contextIn: 'documents'`: what the template was given. */
+  documents?: Array<TemplateDocument>
+  /** The exact token count: `tokenCount + reserve <= window`. */
+  tokenCount: number
+  window: number
+  reserve: number
+  parts: PromptParts
+  /** The messages dropped from the history, oldest first. */
+  dropped: Array<DroppedMessage>
+  /** The context's report, as `Assembler.assemble` gives it. */
+  context: Report
+}
+
+/**
+ * The options of `new PromptAssembler(options)` that are the prompt's own (the command's
+ * `prompt` flags, in camelCase); with them, the context options of `new Assembler` but
+ * `reserveOutput`, `promptTokens` and `engine`.
+ */
+export interface PromptOptions {
+  /** The model's context window: the most tokens prompt and answer may take together. */
+  window: number
+  /**
+   * `'openai'` (OpenAI's counting rule, with `encoding` or `model`; no prompt text),
+   * `'harmony'` (gpt-oss), `'mistral'` (with a Tekken file as `tokenizerFile`), or the
+   * path of a model's `tokenizer_config.json` or `chat_template.jinja` (with its
+   * `tokenizer.json` as `tokenizerFile`).
+   */
+  chatTemplate: string
+  /** Tokens of the window kept free for the answer (default 1024). */
+  reserve?: number
+  /** The model's tokenizer file, for `'mistral'` and template files. */
+  tokenizerFile?: string
+  /**
+   * The conversation's date, `YYYY-MM-DD`, for templates that write one (default: today,
+   * in UTC).
+   */
+  date?: string
+  /**
+   * Where the context goes (default `'user'`: before the question, so that the system
+   * message and the history stay a stable prefix).
+   */
+  contextIn?: 'user' | 'system' | 'documents'
+  /** Keep the history within this many tokens (default: half of what the window leaves). */
+  historyMaxTokens?: number
+  /**
+   * When turns must go, the share of the history's room to leave free (0 to below 1,
+   * default 0.25).
+   */
+  trimStep?: number
+  /**
+   * Let the conversation's messages keep the model's control-token strings (retrieved
+   * text is always neutralized).
+   */
+  specialTokensInMessages?: boolean
+}
+
+/** How `tokenCount` splits between the parts; `template` is the framing, the rest. */
+export interface PromptParts {
+  template: number
+  system: number
+  history: number
+  context: number
+  question: number
+}
+
 /**
  * A quote attributed to a chip, and whether its check held: found in the chip's content
  * (a quote before a marker, Anthropic's `cited_text`, Bedrock's `sourceContent` where its
@@ -575,6 +717,12 @@ export interface StreamEnd {
 export interface StreamOutput {
   text: string
   events: Array<CitedEvent | UnknownEvent>
+}
+
+/** A document as a template's `documents` takes it. */
+export interface TemplateDocument {
+  title: string
+  text: string
 }
 
 /** `{ type: 'text', text }`. */

@@ -5,6 +5,7 @@
 const native = require('./mentor-context.node')
 
 module.exports.Assembler = native.Assembler
+module.exports.PromptAssembler = native.PromptAssembler
 module.exports.CitationStream = native.CitationStream
 module.exports.ResponseStream = native.ResponseStream
 module.exports.resolveCitations = native.resolveCitations

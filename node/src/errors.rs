@@ -22,7 +22,8 @@ pub enum ErrorCode {
     HeaderOverBudget,
     /// `minTruncatedTokens` is larger than the budget.
     MinTruncatedOverBudget,
-    /// The answer's reserve and the rest of the prompt fill the model's window.
+    /// The answer's reserve and the rest of the prompt fill the model's window (for a whole
+    /// prompt: the system message, the question and the template's framing alone do).
     WindowTooSmall,
     /// A seal key shorter than 16 bytes.
     SealKeyTooShort,
@@ -57,6 +58,14 @@ pub enum ErrorCode {
     /// dialect's shape, cut off before its last event; or a report or assembler without a
     /// dialect where one is needed (the library's `Error::Response`).
     InvalidResponse,
+    /// A conversation that cannot be fitted: not an array of messages, empty, not ending
+    /// with the user's question, a message that is not an object with a string `role`.
+    InvalidConversation,
+    /// A chat template that cannot be read or compiled, or that raises, loops or writes too
+    /// much when rendered.
+    ChatTemplate,
+    /// A tokenizer file (a `tokenizer.json`, a Tekken file) that cannot be read or is not one.
+    TokenizerFile,
 }
 
 impl ErrorCode {
@@ -83,6 +92,9 @@ impl ErrorCode {
             ErrorCode::ThreadsNotStarted => "THREADS_NOT_STARTED",
             ErrorCode::StreamFinished => "STREAM_FINISHED",
             ErrorCode::InvalidResponse => "INVALID_RESPONSE",
+            ErrorCode::InvalidConversation => "INVALID_CONVERSATION",
+            ErrorCode::ChatTemplate => "CHAT_TEMPLATE",
+            ErrorCode::TokenizerFile => "TOKENIZER_FILE",
         }
     }
 
@@ -98,14 +110,20 @@ impl ErrorCode {
             Error::UnknownName { .. } => ErrorCode::UnknownName,
             Error::HeaderOverBudget { .. } => ErrorCode::HeaderOverBudget,
             Error::MinTruncatedOverBudget { .. } => ErrorCode::MinTruncatedOverBudget,
-            Error::WindowTooSmall { .. } => ErrorCode::WindowTooSmall,
+            Error::WindowTooSmall { .. } | Error::PromptTooLarge { .. } => {
+                ErrorCode::WindowTooSmall
+            }
             Error::SealKeyTooShort { .. } => ErrorCode::SealKeyTooShort,
             Error::NanMinScore => ErrorCode::NanMinScore,
             Error::Json { .. } => ErrorCode::InvalidJson,
             Error::PreviousTurnMismatch { .. } => ErrorCode::PreviousTurnMismatch,
             Error::EarlierBlocksOverBudget { .. } => ErrorCode::EarlierBlocksOverBudget,
             Error::Response { .. } => ErrorCode::InvalidResponse,
-            // `Error` is non-exhaustive (and tokenizer files are not read here).
+            Error::Conversation { .. } => ErrorCode::InvalidConversation,
+            Error::ChatTemplate { .. } => ErrorCode::ChatTemplate,
+            Error::TokenizerFile { .. } => ErrorCode::TokenizerFile,
+            Error::PromptSetting { .. } | Error::InvalidDate { .. } => ErrorCode::InvalidOption,
+            // `Error` is non-exhaustive.
             _ => ErrorCode::LibraryError,
         }
     }

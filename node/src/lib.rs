@@ -10,7 +10,8 @@
 //! [`stream`] (`CitationStream`); [`dialects`] (`Assembler.entries`, `resolveResponse`: the
 //! model APIs' dialects) and [`response_stream`] (`ResponseStream`), both writing through
 //! [`js_value`]; [`citations`]
-//! (`resolveCitations`); [`errors`] (the error codes); [`types`] (the TypeScript shapes).
+//! (`resolveCitations`); [`prompt`] (`PromptAssembler`: the whole prompt through a chat
+//! template); [`errors`] (the error codes); [`types`] (the TypeScript shapes).
 #![deny(missing_docs)]
 // napi-derive exports to JavaScript by registration, not by Rust visibility, and wants `pub`
 // on what it exports; no Rust crate links to this one, so nothing here is reachable anyway.
@@ -28,6 +29,7 @@ mod js_value;
 mod many;
 mod offsets;
 mod options;
+mod prompt;
 mod raw;
 mod report;
 mod request;

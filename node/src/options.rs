@@ -96,7 +96,8 @@ pub(crate) fn count(name: &str, given: &Given) -> Result<Option<usize>, Failure>
     }
 }
 
-fn text(name: &str, given: Given) -> Result<Option<String>, Failure> {
+/// A string, or nothing.
+pub(crate) fn text(name: &str, given: Given) -> Result<Option<String>, Failure> {
     match given {
         Given::Nothing => Ok(None),
         Given::Text(text) => Ok(Some(text)),
@@ -107,7 +108,8 @@ fn text(name: &str, given: Given) -> Result<Option<String>, Failure> {
     }
 }
 
-fn flag(name: &str, given: &Given) -> Result<bool, Failure> {
+/// `true` or `false`; nothing is `false`.
+pub(crate) fn flag(name: &str, given: &Given) -> Result<bool, Failure> {
     match *given {
         Given::Nothing => Ok(false),
         Given::Flag(flag) => Ok(flag),
@@ -187,27 +189,7 @@ impl Options {
                 "reserveOutput and promptTokens need a model, whose window they share",
             ));
         }
-        if self.model.is_some() && self.encoding.is_some() {
-            return Err(refused(
-                "encoding and model both choose the encoding: give one",
-            ));
-        }
-        if self.keep_duplicates && self.duplicates.is_some() {
-            return Err(refused(
-                "keepDuplicates and duplicates both choose the duplicates: give one",
-            ));
-        }
-        if self.dialect.is_some() && self.format.is_some() {
-            return Err(refused(
-                "dialect and format both choose what is written: give one",
-            ));
-        }
-        if self.cache_control && self.dialect.is_none() {
-            return Err(refused(
-                "cacheControl marks a dialect's entries: give dialect 'anthropic' or \
-                 'anthropic-documents'",
-            ));
-        }
+        self.check_choices()?;
         let window = match &self.model {
             Some(model) if reserve.is_some() || prompt.is_some() => Some(
                 ModelWindow::new(model, reserve.unwrap_or(0), prompt.unwrap_or(0))
@@ -244,6 +226,44 @@ impl Options {
             ),
             None => builder.encoding(encoding),
         };
+        let builder = self
+            .layout(builder)?
+            .cache(self.cache_bytes.map(TokenCache::new));
+        // The window last: it sets the budget (the same order as the command's builder).
+        Ok(builder.window(window))
+    }
+}
+
+impl Options {
+    /// The combinations refused whatever sets the budget: two options choosing one thing.
+    fn check_choices(&self) -> Result<(), Failure> {
+        if self.model.is_some() && self.encoding.is_some() {
+            return Err(refused(
+                "encoding and model both choose the encoding: give one",
+            ));
+        }
+        if self.keep_duplicates && self.duplicates.is_some() {
+            return Err(refused(
+                "keepDuplicates and duplicates both choose the duplicates: give one",
+            ));
+        }
+        if self.dialect.is_some() && self.format.is_some() {
+            return Err(refused(
+                "dialect and format both choose what is written: give one",
+            ));
+        }
+        if self.cache_control && self.dialect.is_none() {
+            return Err(refused(
+                "cacheControl marks a dialect's entries: give dialect 'anthropic' or \
+                 'anthropic-documents'",
+            ));
+        }
+        Ok(())
+    }
+
+    /// `builder` with the options that shape the context's text and selection, and the seal
+    /// (not its budget, tokenizer or cache).
+    fn layout(&self, builder: ContextBuilder) -> Result<ContextBuilder, Failure> {
         let duplicates = match named::<Duplicates>(self.duplicates.as_deref())? {
             Some(duplicates) => duplicates,
             None if self.keep_duplicates => Duplicates::Keep,
@@ -262,14 +282,67 @@ impl Options {
             .header(self.header.clone().unwrap_or_default())
             .max_per_source(self.max_per_source)
             .max_head_tokens(self.max_head_tokens)
-            .cache(self.cache_bytes.map(TokenCache::new))
             .dialect(named::<Dialect>(self.dialect.as_deref())?);
-        let builder = match &self.seal_key {
+        Ok(match &self.seal_key {
             Some(key) => builder.seal_key(key),
             None => builder,
-        };
-        // The window last: it sets the budget (the same order as the command's builder).
-        Ok(builder.window(window))
+        })
+    }
+
+    /// The context's options for a whole prompt, as the command's `prompt` takes them: all
+    /// but the budget and the tokenizer, which the window and the chat template decide.
+    pub(crate) fn context_options(&self) -> Result<ContextBuilder, Failure> {
+        self.check_choices()?;
+        self.layout(ContextBuilder::new(0))
+    }
+
+    /// The encoding `encoding` or `model` names, if either does: for the `openai` template.
+    pub(crate) fn named_encoding(&self) -> Result<Option<Encoding>, Failure> {
+        match &self.model {
+            Some(model) => Encoding::for_model(model)
+                .map(Some)
+                .map_err(|err| Failure::library(&err)),
+            None => named::<Encoding>(self.encoding.as_deref()),
+        }
+    }
+
+    /// The first option given that sets what a whole prompt's window and template decide,
+    /// and what to give instead, as the command's `prompt` refuses its flags.
+    pub(crate) fn not_for_a_whole_prompt(&self) -> Option<(&'static str, &'static str)> {
+        [
+            (
+                self.budget.is_some(),
+                "budget",
+                "the window sets the context's budget: give window",
+            ),
+            (
+                self.reserve_output.is_some(),
+                "reserveOutput",
+                "give reserve",
+            ),
+            (
+                self.prompt_tokens.is_some(),
+                "promptTokens",
+                "the whole prompt is counted: give window",
+            ),
+            (
+                self.engine.is_some(),
+                "engine",
+                "the chat template's tokenizer counts",
+            ),
+        ]
+        .into_iter()
+        .find_map(|(given, name, why)| given.then_some((name, why)))
+    }
+
+    /// Whether `dialect` was given.
+    pub(crate) fn names_a_dialect(&self) -> bool {
+        self.dialect.is_some()
+    }
+
+    /// The bytes the cache of token counts may hold, if one was asked for.
+    pub(crate) fn cache_bytes(&self) -> Option<usize> {
+        self.cache_bytes
     }
 }
 

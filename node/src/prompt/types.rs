@@ -1,0 +1,105 @@
+//! The shapes of the whole prompt's values, declared for the generated `index.d.ts` (never
+//! built: what crosses is the library's own serialization, as `crate::types` says).
+//! `node/test/prompt.test.mjs` checks their keys against real prompts.
+#![allow(dead_code)]
+
+use napi_derive::napi;
+
+use crate::types::Report;
+
+/// The options of `new PromptAssembler(options)` that are the prompt's own (the command's
+/// `prompt` flags, in camelCase); with them, the context options of `new Assembler` but
+/// `reserveOutput`, `promptTokens` and `engine`.
+#[napi(object, object_to_js = false)]
+pub struct PromptOptions {
+    /// The model's context window: the most tokens prompt and answer may take together.
+    pub window: u32,
+    /// `'openai'` (OpenAI's counting rule, with `encoding` or `model`; no prompt text),
+    /// `'harmony'` (gpt-oss), `'mistral'` (with a Tekken file as `tokenizerFile`), or the
+    /// path of a model's `tokenizer_config.json` or `chat_template.jinja` (with its
+    /// `tokenizer.json` as `tokenizerFile`).
+    pub chat_template: String,
+    /// Tokens of the window kept free for the answer (default 1024).
+    pub reserve: Option<u32>,
+    /// The model's tokenizer file, for `'mistral'` and template files.
+    pub tokenizer_file: Option<String>,
+    /// The conversation's date, `YYYY-MM-DD`, for templates that write one (default: today,
+    /// in UTC).
+    pub date: Option<String>,
+    /// Where the context goes (default `'user'`: before the question, so that the system
+    /// message and the history stay a stable prefix).
+    #[napi(ts_type = "'user' | 'system' | 'documents'")]
+    pub context_in: Option<String>,
+    /// Keep the history within this many tokens (default: half of what the window leaves).
+    pub history_max_tokens: Option<u32>,
+    /// When turns must go, the share of the history's room to leave free (0 to below 1,
+    /// default 0.25).
+    pub trim_step: Option<f64>,
+    /// Let the conversation's messages keep the model's control-token strings (retrieved
+    /// text is always neutralized).
+    pub special_tokens_in_messages: Option<bool>,
+}
+
+/// A chat message in OpenAI's shape; its fields are kept as given, in their order.
+#[napi(object)]
+pub struct ChatMessage {
+    /// `'system'`, `'user'`, `'assistant'`, `'tool'`, ...
+    pub role: String,
+    #[napi(ts_type = "string | null | ReadonlyArray<unknown>")]
+    pub content: Option<String>,
+    pub name: Option<String>,
+    #[napi(js_name = "tool_calls", ts_type = "ReadonlyArray<unknown>")]
+    pub tool_calls: Option<String>,
+    #[napi(js_name = "tool_call_id")]
+    pub tool_call_id: Option<String>,
+    #[napi(js_name = "reasoning_content")]
+    pub reasoning_content: Option<String>,
+}
+
+/// A document as a template's `documents` takes it.
+#[napi(object, object_from_js = false)]
+pub struct TemplateDocument {
+    pub title: String,
+    pub text: String,
+}
+
+/// How `tokenCount` splits between the parts; `template` is the framing, the rest.
+#[napi(object, object_from_js = false)]
+pub struct PromptParts {
+    pub template: u32,
+    pub system: u32,
+    pub history: u32,
+    pub context: u32,
+    pub question: u32,
+}
+
+/// A message of the history left out for lack of room.
+#[napi(object, object_from_js = false)]
+pub struct DroppedMessage {
+    /// Its index in the conversation.
+    pub index: u32,
+    pub role: String,
+    /// Its share of the prompt had it been kept.
+    pub tokens: u32,
+}
+
+/// A whole prompt, fitted to the window: what `mentor-context prompt --json` prints.
+#[napi(object, object_from_js = false)]
+pub struct Prompt {
+    /// The prompt text as the model's template writes it (absent for `'openai'`, whose
+    /// messages are what is sent).
+    pub prompt: Option<String>,
+    /// The messages as rendered: the kept history, with the context placed.
+    pub messages: Vec<ChatMessage>,
+    /// With `contextIn: 'documents'`: what the template was given.
+    pub documents: Option<Vec<TemplateDocument>>,
+    /// The exact token count: `tokenCount + reserve <= window`.
+    pub token_count: u32,
+    pub window: u32,
+    pub reserve: u32,
+    pub parts: PromptParts,
+    /// The messages dropped from the history, oldest first.
+    pub dropped: Vec<DroppedMessage>,
+    /// The context's report, as `Assembler.assemble` gives it.
+    pub context: Report,
+}
