@@ -48,7 +48,7 @@ impl PromptAssembler {
                 if last.role() == "user" {
                     "a user message without text content".to_string()
                 } else {
-                    format!("a `{}` message", last.role())
+                    format!("a message of role `{}`", last.role())
                 }
             )));
         }

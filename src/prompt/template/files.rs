@@ -39,7 +39,8 @@ impl ChatTemplate {
         let setting = |problem: String| Error::PromptSetting { problem };
         let own_encoding = |name: &str| match tokenizer_file {
             Some(_) => Err(setting(format!(
-                "the `{name}` chat template counts with its own encoding: a tokenizer file is for                  a template file or `mistral`"
+                "the `{name}` chat template counts with its own encoding: a tokenizer file is for \
+                 a template file or `mistral`"
             ))),
             None => Ok(()),
         };
@@ -52,7 +53,8 @@ impl ChatTemplate {
                 own_encoding(name)?;
                 match encoding {
                     Some(encoding) if encoding != Encoding::O200kBase => Err(setting(format!(
-                        "the `harmony` chat template (gpt-oss) counts with o200k_base and                          Harmony's tokens, not {encoding}: leave the encoding out"
+                        "the `harmony` chat template (gpt-oss) counts with o200k_base and \
+                         Harmony's tokens, not {encoding}: leave the encoding out"
                     ))),
                     _ => Ok(ChatTemplate::harmony()),
                 }
@@ -60,7 +62,8 @@ impl ChatTemplate {
             "mistral" => {
                 let path = tokenizer_file.ok_or_else(|| {
                     setting(
-                        "the `mistral` chat template needs the model's Tekken file as its                          tokenizer file"
+                        "the `mistral` chat template needs the model's Tekken file as its \
+                         tokenizer file"
                             .to_string(),
                     )
                 })?;
@@ -79,17 +82,20 @@ impl ChatTemplate {
         let name = path.display();
         if encoding.is_some() {
             return Err(setting(format!(
-                "the chat template {name} counts with the model's tokenizer.json, given as its                  tokenizer file, not with an encoding"
+                "the chat template {name} counts with the model's tokenizer.json, given as its \
+                 tokenizer file, not with an encoding"
             )));
         }
         let Some(tokenizer_file) = tokenizer_file else {
             return Err(setting(format!(
-                "the chat template {name} needs the model's tokenizer.json as its tokenizer file                  (openai, harmony and mistral are the templates written here)"
+                "the chat template {name} needs the model's tokenizer.json as its tokenizer file \
+                 (openai, harmony and mistral are the templates written here)"
             )));
         };
         if !path.is_file() {
             return Err(setting(format!(
-                "the chat template {name}: no such file (openai, harmony and mistral are the                  templates written here)"
+                "the chat template {name}: no such file (openai, harmony and mistral are the \
+                 templates written here)"
             )));
         }
         #[cfg(feature = "huggingface")]
@@ -100,7 +106,8 @@ impl ChatTemplate {
         {
             let _ = tokenizer_file;
             Err(setting(format!(
-                "the chat template {name} needs the `huggingface` feature, which this build                  lacks"
+                "the chat template {name} needs the `huggingface` feature, which this build \
+                 lacks"
             )))
         }
     }
