@@ -27,13 +27,14 @@
 //! ones and is reported as unknown as well.
 
 mod markers;
+mod prepared;
 mod quotes;
 mod resolve;
 mod stream;
 
 pub use markers::MAX_MARKER_BYTES;
+pub(crate) use prepared::QuoteChecks;
 pub use quotes::Quote;
-pub(crate) use quotes::holds;
 pub(crate) use resolve::Tally;
 pub use resolve::{Cited, MAX_MARKER_RANGE, MarkerSpan, Resolution, Resolver, UnknownMarker};
 pub use stream::{CitationEvent, CitationStream, StreamOutput};

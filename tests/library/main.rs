@@ -21,6 +21,7 @@ mod options;
 mod orders;
 mod previous_report;
 mod properties;
+mod quote_bounds;
 mod reading;
 mod selection;
 mod snapshots;

@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::{ResponseStream, index, problem};
-use crate::citations::{CitationEvent, Quote, StreamOutput, holds};
+use crate::citations::{CitationEvent, Quote, StreamOutput};
 use crate::dialects::Dialect;
 use crate::error::Error;
 use crate::offsets::char_to_byte;
@@ -267,27 +267,27 @@ impl ResponseStream<'_> {
         Ok(())
     }
 
-    /// Whether `cited_text` is in entry `entry` as sent, within `range`; with no entries to
-    /// look in, it is not verified.
-    fn cited_text_found(&self, entry: usize, range: &Range, cited_text: &str) -> bool {
+    /// Whether `cited_text` is in entry `entry` as sent, within `range`, from a word
+    /// boundary to a word boundary: in one text block of a search result (never across the
+    /// metadata block and the content, which no block says), or in the stretch of a
+    /// document's text. With no entries to look in, it is not verified.
+    fn cited_text_found(&mut self, entry: usize, range: &Range, cited_text: &str) -> bool {
         let Some(sent) = self.entries.as_ref().and_then(|entries| entries.get(entry)) else {
             return false;
         };
+        let checks = &mut self.checks;
         match *range {
             Range::Blocks(from, to) => {
                 let blocks = sent.text_blocks();
-                if to > blocks.len() {
-                    return false;
-                }
-                // A quote of several blocks is their texts joined, and how they are joined
-                // is the provider's: by a line break, or by nothing.
-                let blocks = &blocks[from..to];
-                holds(&blocks.join("\n"), cited_text) || holds(&blocks.concat(), cited_text)
+                to <= blocks.len()
+                    && (from..to).any(|at| checks.holds((entry, at), blocks[at], None, cited_text))
             }
             Range::Chars(from, to) => {
                 let data = sent.document_text().unwrap_or_default();
                 match (char_to_byte(data, from), char_to_byte(data, to)) {
-                    (Some(from), Some(to)) => holds(&data[from..to], cited_text),
+                    (Some(from), Some(to)) => {
+                        checks.holds((entry, 0), data, Some((from, to)), cited_text)
+                    }
                     _ => false,
                 }
             }

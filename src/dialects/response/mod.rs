@@ -21,7 +21,8 @@ use serde_json::Value;
 
 use super::{Dialect, Entry, bedrock_name};
 use crate::citations::{
-    CitationEvent, MarkerSpan, Quote, Resolution, Resolver, StreamOutput, Tally, UnknownMarker,
+    CitationEvent, MarkerSpan, Quote, QuoteChecks, Resolution, Resolver, StreamOutput, Tally,
+    UnknownMarker,
 };
 use crate::error::Error;
 use crate::offsets::IndexedText;
@@ -41,6 +42,8 @@ pub struct ResponseStream<'c> {
     dialect: Dialect,
     tally: Tally<'c>,
     entries: Option<Cow<'c, [Entry]>>,
+    /// The entries' texts quotes were looked for in, each prepared once.
+    checks: QuoteChecks,
     /// The answer's text so far.
     answer: IndexedText,
     anthropic: anthropic::Blocks,
@@ -122,6 +125,7 @@ impl<'c> Resolver<'c> {
             dialect: self.response_dialect()?,
             tally: self.tally(),
             entries: self.sent_entries(),
+            checks: QuoteChecks::default(),
             answer: IndexedText::default(),
             anthropic: anthropic::Blocks::default(),
             bedrock: bedrock::Blocks::default(),
