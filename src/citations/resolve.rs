@@ -142,9 +142,9 @@ impl<'c> Resolver<'c> {
     /// Checks quotes against `contents`, the content of each chip in order
     /// ([`Assembler::contents`](crate::Assembler::contents)): a quoted span in straight or
     /// curly quotes just before a `[n]` marker is looked for in chip `n`'s content, after
-    /// normalising whitespace and quote marks, and must start and end on its word
-    /// boundaries (\"safe\" is not in \"unsafe\", nor \"12\" in \"120\"); so is a provider's quote. Default: none, and
-    /// quotes before markers are not looked for.
+    /// normalising whitespace and quote marks, and must start and end on its word boundaries
+    /// ("safe" is not in "unsafe", nor "12" in "120"); so is a provider's quote. Default:
+    /// none, and quotes before markers are not looked for.
     #[must_use]
     pub fn contents(mut self, contents: &'c [String]) -> Resolver<'c> {
         self.contents = Some(Cow::Borrowed(contents));
