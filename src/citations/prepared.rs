@@ -18,6 +18,7 @@ use memchr::memmem;
 use unicode_segmentation::UnicodeSegmentation;
 
 use super::quotes::normalize_into;
+use crate::offsets::IndexedText;
 
 /// Stands at each word boundary of a prepared text; normalizing turns every control
 /// character into a space, so no text holds it.
@@ -96,7 +97,7 @@ impl Prepared {
     }
 }
 
-/// A text by its key, a stretch of it (bytes of the original), and a quote as prepared.
+/// A text by its key, a stretch of it (characters), and a quote as prepared.
 type Check = ((usize, usize), Option<(usize, usize)>, String);
 
 /// The texts of one resolution that quotes were checked against, each prepared once, and
@@ -104,6 +105,9 @@ type Check = ((usize, usize), Option<(usize, usize)>, String);
 #[derive(Debug, Default)]
 pub(crate) struct QuoteChecks {
     texts: HashMap<(usize, usize), Prepared>,
+    /// The texts whose characters a stretch was given in, indexed once: a citation's
+    /// characters are found from the nearest mark, not counted from the start.
+    indexed: HashMap<(usize, usize), IndexedText>,
     /// The answers already given, by text, stretch and quote as prepared: a quote repeated
     /// costs its own length, not its text's.
     done: HashMap<Check, bool>,
@@ -111,8 +115,8 @@ pub(crate) struct QuoteChecks {
 
 impl QuoteChecks {
     /// Whether `text`, known by `key` (the same key for the same text throughout), holds
-    /// `quote` from a word boundary to a word boundary: within bytes `within` of it, if
-    /// given.
+    /// `quote` from a word boundary to a word boundary: within characters `within` of it, if
+    /// given (not at all if they run past its end).
     pub(crate) fn holds(
         &mut self,
         key: (usize, usize),
@@ -127,7 +131,17 @@ impl QuoteChecks {
         }
         let prepared = self.texts.entry(key).or_insert_with(|| Prepared::new(text));
         let found = match within {
-            Some((from, to)) => prepared.holds_within(&quote, from, to),
+            Some((from, to)) => {
+                let indexed = self.indexed.entry(key).or_insert_with(|| {
+                    let mut indexed = IndexedText::default();
+                    indexed.push(text);
+                    indexed
+                });
+                match (indexed.byte_of_char(from), indexed.byte_of_char(to)) {
+                    (Some(from), Some(to)) => prepared.holds_within(&quote, from, to),
+                    _ => false,
+                }
+            }
             None => prepared.holds(&quote),
         };
         self.done.insert(done_key, found);
@@ -220,5 +234,105 @@ mod tests {
         assert!(!holds("x", " \n "));
         assert!(!holds("a\0b", "\0"));
         assert!(holds("a\0b", "a b"));
+    }
+
+    /// A megabyte of text that says `Fact {i} holds.` for each `i`.
+    fn megabyte() -> String {
+        let mut text = String::new();
+        let mut i = 0;
+        while text.len() < 1 << 20 {
+            text.push_str(&format!("Fact {i} holds. "));
+            i += 1;
+        }
+        text
+    }
+
+    fn prepared_bytes() -> usize {
+        PREPARED_BYTES.with(std::cell::Cell::get)
+    }
+
+    /// Issue 33 item 4: 3,000 quotes against a 1 MB block normalize the block once, whatever
+    /// the number of quotes: the work of preparing is the answer's bytes and the block's.
+    #[test]
+    fn a_block_is_prepared_once_per_resolution() {
+        use crate::citations::Resolver;
+        use crate::{ContextBuilder, MentorRagResult};
+        let results = [MentorRagResult::from_content("x", 0.9)];
+        let context = ContextBuilder::new(100).build().unwrap().assemble(&results);
+        let contents = [megabyte()];
+        let mut answer = String::new();
+        for i in 0..3000 {
+            answer.push_str(&format!(
+                "It says \"Fact {i} holds\" [1] and \"Fact {i}\" [1]. "
+            ));
+        }
+        let before = prepared_bytes();
+        let resolution = Resolver::for_context(&context)
+            .contents(&contents)
+            .resolve(&answer);
+        let prepared = prepared_bytes() - before;
+        assert_eq!(resolution.cited[0].quotes.len(), 6000);
+        assert_eq!(resolution.unverified, 0);
+        assert!(
+            prepared <= contents[0].len() + answer.len(),
+            "{prepared} bytes prepared for a block of {} and an answer of {}",
+            contents[0].len(),
+            answer.len()
+        );
+    }
+
+    /// The same for an Anthropic response of 1,000 citations of one search result, and of
+    /// one document over different stretches.
+    #[test]
+    fn an_entry_is_prepared_once_per_response() {
+        use crate::citations::Resolver;
+        use crate::dialects::{Dialect, Entry};
+        use crate::{ContextBuilder, MentorRagResult};
+        for dialect in [Dialect::Anthropic, Dialect::AnthropicDocuments] {
+            let assembler = ContextBuilder::new(100).dialect(dialect).build().unwrap();
+            let results = [MentorRagResult::from_content("x", 0.9)];
+            let context = assembler.assemble(&results);
+            let mut entries = assembler.entries(&context).unwrap();
+            let text = megabyte();
+            let Entry::Anthropic(block) = &mut entries[0] else {
+                panic!("{entries:?}");
+            };
+            match &mut block.source {
+                crate::dialects::AnthropicSource::Text { data, .. } => data.clone_from(&text),
+                crate::dialects::AnthropicSource::Url(_) => block.content[0].text.clone_from(&text),
+            }
+            let citations: Vec<serde_json::Value> = (0..1000)
+                .map(|i| {
+                    let cited_text = format!("Fact {i} holds.");
+                    match dialect {
+                        Dialect::Anthropic => serde_json::json!({
+                            "type": "search_result_location", "cited_text": cited_text,
+                            "search_result_index": 0, "start_block_index": 0,
+                            "end_block_index": 1}),
+                        _ => serde_json::json!({
+                            "type": "char_location", "cited_text": cited_text,
+                            "document_index": 0, "start_char_index": i,
+                            "end_char_index": text.len()}),
+                    }
+                })
+                .collect();
+            let message = serde_json::json!({"type": "message", "content": [
+                {"type": "text", "text": "So it is.", "citations": citations}]})
+            .to_string();
+            let before = prepared_bytes();
+            let resolution = Resolver::for_context(&context)
+                .entries(&entries)
+                .response(&message)
+                .unwrap();
+            let prepared = prepared_bytes() - before;
+            assert_eq!(resolution.cited[0].quotes.len(), 1000, "{dialect}");
+            assert_eq!(resolution.unverified, 0, "{dialect}");
+            assert!(
+                prepared <= text.len() + message.len(),
+                "{dialect}: {prepared} bytes prepared for {} and {}",
+                text.len(),
+                message.len()
+            );
+        }
     }
 }

@@ -9,7 +9,6 @@ use super::{ResponseStream, index, problem};
 use crate::citations::{CitationEvent, Quote, StreamOutput};
 use crate::dialects::Dialect;
 use crate::error::Error;
-use crate::offsets::char_to_byte;
 
 /// The content block of a streamed message that has started and not stopped, and its index.
 /// Blocks come one after another.
@@ -284,12 +283,7 @@ impl ResponseStream<'_> {
             }
             Range::Chars(from, to) => {
                 let data = sent.document_text().unwrap_or_default();
-                match (char_to_byte(data, from), char_to_byte(data, to)) {
-                    (Some(from), Some(to)) => {
-                        checks.holds((entry, 0), data, Some((from, to)), cited_text)
-                    }
-                    _ => false,
-                }
+                checks.holds((entry, 0), data, Some((from, to)), cited_text)
             }
         }
     }

@@ -16,7 +16,6 @@ use super::{ResponseStream, index, problem};
 use crate::citations::{CitationEvent, Quote, StreamOutput};
 use crate::dialects::Entry;
 use crate::error::Error;
-use crate::offsets::char_to_byte;
 
 /// The ConverseStream events that report a failure instead of content.
 const EXCEPTIONS: [&str; 5] = [
@@ -310,10 +309,7 @@ impl ResponseStream<'_> {
             return false;
         };
         let within = match *located {
-            Located::Chars(from, to) => match (char_to_byte(data, from), char_to_byte(data, to)) {
-                (Some(from), Some(to)) => Some((from, to)),
-                _ => return false,
-            },
+            Located::Chars(from, to) => Some((from, to)),
             Located::Whole => None,
         };
         self.checks.holds((entry, 0), data, within, part)
