@@ -23,6 +23,7 @@ mod previous_report;
 mod properties;
 mod quote_bounds;
 mod reading;
+mod response_edges;
 mod selection;
 mod snapshots;
 mod whole_prompt;

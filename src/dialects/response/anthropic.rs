@@ -84,13 +84,10 @@ impl ResponseStream<'_> {
                     if let Some(initial) = block.get("text").and_then(Value::as_str) {
                         self.append(initial, out);
                     }
-                    for citation in block
-                        .get("citations")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                    {
-                        started.citations.push((citation.clone(), place.clone()));
+                    let place = format!("{place}.content_block");
+                    for (j, citation) in citations(block, &place)?.iter().enumerate() {
+                        let place = format!("{place}.citations[{j}]");
+                        started.citations.push((citation.clone(), place));
                     }
                 }
                 self.anthropic.open = Some((at, started));
@@ -192,11 +189,8 @@ impl ResponseStream<'_> {
                 .ok_or_else(|| problem(format!("content[{i}]: a text block without text")))?;
             self.append(text, out);
             let end = self.answer.len();
-            for (j, citation) in block
-                .get("citations")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
+            for (j, citation) in citations(block, &format!("content[{i}]"))?
+                .iter()
                 .enumerate()
             {
                 let place = format!("content[{i}].citations[{j}]");
@@ -228,6 +222,16 @@ impl ResponseStream<'_> {
                 let (from, to) = ordered(citation, "start_char_index", "end_char_index", place)?;
                 ("document_index", "document_title", Range::Chars(from, to))
             }
+            // Web search cites pages of the web: no entry of the request.
+            ("web_search_result_location", _) => {
+                let url = citation.get("url").and_then(Value::as_str).unwrap_or("");
+                self.unknown(
+                    format!("a web_search_result_location citation of {url:?}"),
+                    start,
+                    events,
+                );
+                return Ok(());
+            }
             (kind, dialect) => {
                 return Err(problem(format!(
                     "{place}: a {kind:?} citation, but the report was assembled for the \
@@ -244,13 +248,13 @@ impl ResponseStream<'_> {
             self.unknown(format!("{field} {entry}"), start, events);
             return Ok(());
         }
-        if let Some(title) = citation.get(title_field).and_then(Value::as_str)
+        if let Some(title) = text_field(citation, title_field, place)?
             && !self.title_agrees(entry, title)
         {
             self.unknown(format!("{field} {entry} titled {title:?}"), start, events);
             return Ok(());
         }
-        if let Some(source) = citation.get("source").and_then(Value::as_str)
+        if let Some(source) = text_field(citation, "source", place)?
             && !self.source_agrees(entry, source)
         {
             self.unknown(format!("{field} {entry} from {source:?}"), start, events);
@@ -286,6 +290,29 @@ impl ResponseStream<'_> {
                 checks.holds((entry, 0), data, Some((from, to)), cited_text)
             }
         }
+    }
+}
+
+/// The `citations` of a text block: none when absent or null, else a list.
+fn citations<'v>(block: &'v Value, place: &str) -> Result<&'v [Value], Error> {
+    match block.get("citations") {
+        None | Some(Value::Null) => Ok(&[]),
+        Some(Value::Array(citations)) => Ok(citations),
+        Some(other) => Err(problem(format!(
+            "{place}.citations: expected a list, found {other}"
+        ))),
+    }
+}
+
+/// The string at `field` of `citation`: `None` when absent or null. Any other value would
+/// skip the check that the citation names its entry as sent.
+fn text_field<'v>(citation: &'v Value, field: &str, place: &str) -> Result<Option<&'v str>, Error> {
+    match citation.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text)),
+        Some(other) => Err(problem(format!(
+            "{place}.{field}: expected a string, found {other}"
+        ))),
     }
 }
 

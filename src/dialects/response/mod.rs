@@ -87,6 +87,8 @@ impl<'c> Resolver<'c> {
     /// last event, or a citation has negative or reversed indices.
     pub fn response(&self, response: &str) -> Result<Resolution, Error> {
         let mut stream = self.response_stream()?;
+        // Some Windows tools start UTF-8 files with a byte order mark; it is not text.
+        let response = response.strip_prefix('\u{feff}').unwrap_or(response);
         let trimmed = response.trim_start();
         if ["event:", "data:", "id:", "retry:", ":"]
             .iter()
@@ -147,6 +149,7 @@ impl<'c> ResponseStream<'c> {
     /// [`Error::Response`] when the event is not JSON or not of this dialect's shape, or its
     /// citation has negative or reversed indices.
     pub fn push_event(&mut self, event: &str) -> Result<StreamOutput, Error> {
+        let event = event.strip_prefix('\u{feff}').unwrap_or(event);
         let parsed: Value = serde_json::from_str(event)
             .map_err(|err| problem(format!("event {}: not JSON ({err})", self.events + 1)))?;
         self.event(&parsed)
@@ -182,15 +185,10 @@ impl<'c> ResponseStream<'c> {
             )));
         }
         if !self.ended {
-            let last = match self.dialect {
-                Dialect::Bedrock => "messageStop",
-                Dialect::Cohere => "message-end",
-                Dialect::Mistral => "a chunk with a finish_reason",
-                _ => "message_stop",
-            };
             return Err(problem(format!(
-                "the event stream is cut off after {} events, before {last}",
-                self.events
+                "the event stream is cut off after {} events, before {}",
+                self.events,
+                self.last_event()
             )));
         }
         let mut out = StreamOutput::default();
@@ -203,6 +201,15 @@ impl<'c> ResponseStream<'c> {
 
     fn event(&mut self, event: &Value) -> Result<StreamOutput, Error> {
         self.events += 1;
+        // Two responses end to end must not read as one.
+        if self.ended && !trails(self.dialect, event) {
+            return Err(problem(format!(
+                "event {}: comes after {}, the stream's last event (two responses run \
+                 together?)",
+                self.events,
+                self.last_event()
+            )));
+        }
         let mut out = StreamOutput::default();
         match self.dialect {
             Dialect::Bedrock => self.bedrock_event(event, &mut out)?,
@@ -220,6 +227,16 @@ impl<'c> ResponseStream<'c> {
             Dialect::Cohere => self.cohere_message(message, &mut out),
             Dialect::Mistral => self.mistral_message(message, &mut out),
             _ => self.anthropic_message(message, &mut out),
+        }
+    }
+
+    /// The event that ends a stream of the dialect.
+    fn last_event(&self) -> &'static str {
+        match self.dialect {
+            Dialect::Bedrock => "messageStop",
+            Dialect::Cohere => "message-end",
+            Dialect::Mistral => "a chunk with a finish_reason",
+            _ => "message_stop",
         }
     }
 
@@ -284,6 +301,22 @@ impl<'c> ResponseStream<'c> {
     /// Records a citation that points at no entry.
     fn unknown(&mut self, what: String, at: usize, events: &mut Vec<CitationEvent>) {
         events.push(self.tally.unknown(UnknownMarker { marker: what, at }));
+    }
+}
+
+/// Whether `event` may follow the last event of a stream of `dialect`: Bedrock's `metadata`
+/// (usage and metrics, sent after `messageStop`), a Mistral chunk with no choices (usage
+/// alone), a ping. They add nothing to the answer; anything else after the end is refused.
+fn trails(dialect: Dialect, event: &Value) -> bool {
+    match dialect {
+        Dialect::Bedrock => event
+            .as_object()
+            .is_some_and(|object| object.keys().all(|key| key == "metadata")),
+        Dialect::Mistral => event
+            .get("choices")
+            .and_then(Value::as_array)
+            .is_some_and(Vec::is_empty),
+        _ => event.get("type").and_then(Value::as_str) == Some("ping"),
     }
 }
 
