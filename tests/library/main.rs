@@ -8,6 +8,7 @@ mod boundaries;
 mod budget_gate;
 mod citations;
 mod common;
+mod cut_room;
 mod dialect_attacks;
 mod dialects;
 mod docs;

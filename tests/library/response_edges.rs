@@ -124,15 +124,19 @@ fn anthropic_fields_of_the_wrong_type_are_refused_naming_the_place() {
 fn cohere_citations_before_their_text_resolve_in_the_whole_message_s_order() {
     let json = response(Dialect::Cohere, "json");
     let jsonl = response(Dialect::Cohere, "jsonl");
-    let (citations, rest): (Vec<&str>, Vec<&str>) =
-        jsonl.lines().partition(|l| l.contains("\"citation-start\""));
+    let (citations, rest): (Vec<&str>, Vec<&str>) = jsonl
+        .lines()
+        .partition(|l| l.contains("\"citation-start\""));
     assert!(citations.len() >= 2);
     let order = |r: &Resolution| r.cited.iter().map(|c| c.citation.index).collect::<Vec<_>>();
     for swap in [false, true] {
         let mut message: serde_json::Value = serde_json::from_str(&json).unwrap();
         let mut early = citations.clone();
         if swap {
-            message["message"]["citations"].as_array_mut().unwrap().swap(0, 1);
+            message["message"]["citations"]
+                .as_array_mut()
+                .unwrap()
+                .swap(0, 1);
             early.swap(0, 1);
         }
         let whole = resolve(Dialect::Cohere, &message.to_string()).unwrap();
