@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::{ResponseStream, index, problem};
+use super::{ResponseStream, index, kind, problem};
 use crate::citations::{CitationEvent, Quote, StreamOutput};
 use crate::dialects::Dialect;
 use crate::error::Error;
@@ -299,7 +299,8 @@ fn citations<'v>(block: &'v Value, place: &str) -> Result<&'v [Value], Error> {
         None | Some(Value::Null) => Ok(&[]),
         Some(Value::Array(citations)) => Ok(citations),
         Some(other) => Err(problem(format!(
-            "{place}.citations: expected a list, found {other}"
+            "{place}.citations: expected a list, found {}",
+            kind(other)
         ))),
     }
 }
@@ -311,7 +312,8 @@ fn text_field<'v>(citation: &'v Value, field: &str, place: &str) -> Result<Optio
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(text)) => Ok(Some(text)),
         Some(other) => Err(problem(format!(
-            "{place}.{field}: expected a string, found {other}"
+            "{place}.{field}: expected a string, found {}",
+            kind(other)
         ))),
     }
 }

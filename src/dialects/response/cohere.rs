@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use serde_json::Value;
 
-use super::{ResponseStream, index, problem};
+use super::{ResponseStream, index, kind, problem};
 use crate::citations::{CitationEvent, Quote, StreamOutput};
 use crate::error::Error;
 
@@ -92,7 +92,8 @@ impl ResponseStream<'_> {
             Some(Value::Array(citations)) => citations,
             Some(other) => {
                 return Err(problem(format!(
-                    "message.citations: expected a list, found {other}"
+                    "message.citations: expected a list, found {}",
+                    kind(other)
                 )));
             }
         };

@@ -34,7 +34,10 @@ use sse::SseLines;
 /// Each event gives the text to show (the answer's text deltas) and the citation events it
 /// settled. An Anthropic citation is settled when its text block ends (its place is the
 /// block), a Bedrock citation when its content block stops, a Cohere citation when the text
-/// it marks has arrived, a Mistral reference when it arrives. Whatever the chunking,
+/// it marks has arrived and the citations before it are settled (so that they come in the
+/// whole message's order), a Mistral reference when it arrives. An event after the stream's
+/// last one is refused, but for those that add nothing (a ping, Bedrock's `metadata`, a
+/// Mistral chunk of usage alone): two responses end to end are not one. Whatever the chunking,
 /// the text put together, the events and the [`Resolution`] are those of
 /// [`Resolver::response`] on the whole.
 #[derive(Debug)]
@@ -355,5 +358,17 @@ fn index(value: &Value, field: &str, place: &str) -> Result<usize, Error> {
             "{place}.{field}: expected a number, found {other}"
         ))),
         None => Err(problem(format!("{place}: no {field}"))),
+    }
+}
+
+/// What kind of JSON value `value` is, for an error.
+pub(super) fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
     }
 }
