@@ -109,11 +109,15 @@ impl ResponseStream<'_> {
     /// the order they came: one whose text is still to come holds back those after it.
     pub(super) fn settle_cohere(&mut self, events: &mut Vec<CitationEvent>, at_end: bool) {
         let arrived = self.answer.chars();
-        while let Some(waiting) = self.cohere.waiting.front() {
-            if !at_end && waiting.end > arrived {
+        while self
+            .cohere
+            .waiting
+            .front()
+            .is_some_and(|waiting| at_end || waiting.end <= arrived)
+        {
+            let Some(waiting) = self.cohere.waiting.pop_front() else {
                 break;
-            }
-            let waiting = self.cohere.waiting.pop_front().expect("a front");
+            };
             self.cohere_citation(waiting.start, waiting.end, &waiting.citation, events);
         }
     }
