@@ -12,7 +12,8 @@
 //! and must match the marks as well as the text: a boundary the quote has inside it must be
 //! one of the text's.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasher;
 
 use memchr::memmem;
 use unicode_segmentation::UnicodeSegmentation;
@@ -31,6 +32,9 @@ pub(crate) struct Prepared {
     /// Each mark, in order: its byte offset in `marked`, and the byte offset in the original
     /// text of the boundary it stands for.
     marks: Vec<(usize, usize)>,
+    /// A hash of each different stretch between two marks (a word, a number, a space, a
+    /// sign): a quote with one the text lacks is not in it, and costs no search.
+    units: HashSet<u64, rustc_hash::FxBuildHasher>,
 }
 
 #[cfg(test)]
@@ -75,12 +79,35 @@ impl Prepared {
             marks.push((marked.len(), original(normalized.len())));
             marked.push(MARK);
         }
-        Prepared { marked, marks }
+        let mut prepared = Prepared {
+            marked,
+            marks,
+            units: HashSet::default(),
+        };
+        let units: HashSet<u64, _> = prepared.units().map(unit_hash).collect();
+        prepared.units = units;
+        prepared
+    }
+
+    /// The stretches between two marks, in order.
+    fn units(&self) -> impl Iterator<Item = &str> {
+        self.marks
+            .windows(2)
+            .map(|pair| &self.marked[pair[0].0 + MARK.len_utf8()..pair[1].0])
+    }
+
+    /// Whether each stretch between two marks of `quote` is one of the text's: what every
+    /// quote the text holds has, found in the quote's length.
+    fn may_hold(&self, quote: &Prepared) -> bool {
+        quote
+            .units()
+            .all(|unit| self.units.contains(&unit_hash(unit)))
     }
 
     /// Whether the text holds `quote` (itself prepared) from a boundary to a boundary.
     fn holds(&self, quote: &Prepared) -> bool {
         !quote.marked.is_empty()
+            && self.may_hold(quote)
             && memmem::find(self.marked.as_bytes(), quote.marked.as_bytes()).is_some()
     }
 
@@ -89,12 +116,16 @@ impl Prepared {
     fn holds_within(&self, quote: &Prepared, from: usize, to: usize) -> bool {
         let first = self.marks.partition_point(|&(_, at)| at < from);
         let end = self.marks.partition_point(|&(_, at)| at <= to);
-        if quote.marked.is_empty() || end < first + 2 {
+        if quote.marked.is_empty() || end < first + 2 || !self.may_hold(quote) {
             return false;
         }
         let stretch = &self.marked.as_bytes()[self.marks[first].0..=self.marks[end - 1].0];
         memmem::find(stretch, quote.marked.as_bytes()).is_some()
     }
+}
+
+fn unit_hash(unit: &str) -> u64 {
+    rustc_hash::FxBuildHasher.hash_one(unit)
 }
 
 /// A text by its key, a stretch of it (characters), and a quote as prepared.
@@ -225,6 +256,18 @@ mod tests {
         assert!(prepared.holds_within(&plan, 0, 7));
         assert!(!prepared.holds_within(&plan, 0, 6));
         assert!(!prepared.holds_within(&plan, 1, 7));
+    }
+
+    /// A quote with a word the text lacks is refused before any search; one whose words
+    /// are all there is searched for, and found only in their order.
+    #[test]
+    fn a_word_the_text_lacks_refuses_a_quote_unsearched() {
+        let text = Prepared::new("Fact 1 holds. Fact 2 holds.");
+        assert!(!text.may_hold(&Prepared::new("Fact 1 holds true")));
+        assert!(!text.may_hold(&Prepared::new("Fact 12")));
+        assert!(text.may_hold(&Prepared::new("holds. Fact 1")));
+        assert!(!text.holds(&Prepared::new("holds. Fact 1")));
+        assert!(text.holds(&Prepared::new("holds. Fact 2")));
     }
 
     #[test]
