@@ -259,8 +259,9 @@ pub(crate) struct BuildArgs {
 
     /// With --overflow truncate, cut a block only if at least this many tokens of room are
     /// left for its content after its head and frame; otherwise leave it out. A cut block
-    /// keeps at least half of that room: its move back to a word end gives up at most a
-    /// tenth of what it keeps [default: 32, or the budget if smaller].
+    /// keeps at least half of the room its content had (not only half of N): its move back
+    /// to a word end gives up at most a tenth of what it keeps [default: 32, or the budget
+    /// if smaller].
     #[arg(long, value_name = "N", value_parser = utf8(parse_count))]
     min_truncated_tokens: Option<usize>,
 

@@ -29,13 +29,14 @@
 
 mod from_report;
 mod markers;
+mod prepared;
 mod quotes;
 mod resolve;
 mod stream;
 
 pub use markers::{MAX_MARKER_BYTES, MAX_MARKER_RANGE, MAX_RANGE_NUMBERS};
+pub(crate) use prepared::QuoteChecks;
 pub use quotes::Quote;
-pub(crate) use quotes::holds;
 pub(crate) use resolve::Tally;
 pub use resolve::{Cited, MarkerSpan, Resolution, Resolver, UnknownMarker};
 pub use stream::{CitationEvent, CitationStream, StreamOutput};

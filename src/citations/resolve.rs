@@ -7,7 +7,8 @@ use std::ops::RangeInclusive;
 use serde::{Deserialize, Serialize};
 
 use super::markers::{Marker, RangeBudget, Scanner};
-use super::quotes::{Quote, holds, quote_before};
+use super::prepared::QuoteChecks;
+use super::quotes::{Quote, quote_before};
 use super::stream::{CitationEvent, CitationStream};
 use crate::context::Citation;
 use crate::dialects::{Dialect, Entry};
@@ -131,9 +132,10 @@ impl<'c> Resolver<'c> {
     /// Checks quotes against `contents`, the content of each chip in order
     /// ([`Assembler::contents`](crate::Assembler::contents)): a quoted span in straight or
     /// curly quotes just before a `[n]` marker is looked for in chip `n`'s content, after
-    /// normalising whitespace and quote marks; so is a provider's quote. Default: none, and
-    /// quotes before markers are not looked for (but [`for_context`](Self::for_context) reads
-    /// them from the report).
+    /// normalising whitespace and quote marks, and must start and end on its word boundaries
+    /// ("safe" is not in "unsafe", nor "12" in "120"); so is a provider's quote. Default:
+    /// none, and quotes before markers are not looked for (but
+    /// [`for_context`](Self::for_context) reads them from the report).
     #[must_use]
     pub fn contents(mut self, contents: &'c [String]) -> Resolver<'c> {
         self.contents = Some(Cow::Borrowed(contents));
@@ -222,6 +224,8 @@ pub(crate) struct Tally<'c> {
     cited: Vec<Cited>,
     unknown: Vec<UnknownMarker>,
     contents: Option<Cow<'c, [String]>>,
+    /// The contents quotes were looked for in, each prepared once.
+    checks: QuoteChecks,
     unverified: usize,
     /// What the answer's ranges may still cite.
     ranges: RangeBudget,
@@ -251,6 +255,7 @@ impl<'c> Tally<'c> {
             cited: Vec::new(),
             unknown: Vec::new(),
             contents,
+            checks: QuoteChecks::default(),
             unverified: 0,
             ranges: RangeBudget::default(),
             markers: 0,
@@ -262,12 +267,14 @@ impl<'c> Tally<'c> {
         &self.chips
     }
 
-    /// The content of the chip at `chip`, if contents were given.
-    pub(crate) fn content(&self, chip: usize) -> Option<&str> {
-        self.contents
+    /// Whether the content of the chip at `chip` holds `quote`, from a word boundary to a
+    /// word boundary, once both are normalized.
+    fn content_holds(&mut self, chip: usize, quote: &str) -> bool {
+        let content = self
+            .contents
             .as_ref()
-            .and_then(|contents| contents.get(chip))
-            .map(String::as_str)
+            .and_then(|contents| contents.get(chip));
+        content.is_some_and(|content| self.checks.holds((chip, 0), content, None, quote))
     }
 
     /// Records that the chip at `chip` is cited at `span`, with `quote` if one is attributed
@@ -365,9 +372,7 @@ impl<'c> Tally<'c> {
                 self.cited_by[chip] = self.markers;
                 let quote = quote.map(|quote| Quote {
                     text: quote.to_string(),
-                    verified: self
-                        .content(chip)
-                        .is_some_and(|content| holds(content, quote)),
+                    verified: self.content_holds(chip, quote),
                 });
                 let event = self.cite(chip, span, quote);
                 events.push(event);

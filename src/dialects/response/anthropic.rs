@@ -5,11 +5,10 @@
 
 use serde_json::Value;
 
-use super::{ResponseStream, index, problem};
-use crate::citations::{CitationEvent, Quote, StreamOutput, holds};
+use super::{ResponseStream, index, kind, problem};
+use crate::citations::{CitationEvent, Quote, StreamOutput};
 use crate::dialects::Dialect;
 use crate::error::Error;
-use crate::offsets::char_to_byte;
 
 /// The content block of a streamed message that has started and not stopped, and its index.
 /// Blocks come one after another.
@@ -85,13 +84,10 @@ impl ResponseStream<'_> {
                     if let Some(initial) = block.get("text").and_then(Value::as_str) {
                         self.append(initial, out);
                     }
-                    for citation in block
-                        .get("citations")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                    {
-                        started.citations.push((citation.clone(), place.clone()));
+                    let place = format!("{place}.content_block");
+                    for (j, citation) in citations(block, &place)?.iter().enumerate() {
+                        let place = format!("{place}.citations[{j}]");
+                        started.citations.push((citation.clone(), place));
                     }
                 }
                 self.anthropic.open = Some((at, started));
@@ -193,11 +189,8 @@ impl ResponseStream<'_> {
                 .ok_or_else(|| problem(format!("content[{i}]: a text block without text")))?;
             self.append(text, out);
             let end = self.answer.len();
-            for (j, citation) in block
-                .get("citations")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
+            for (j, citation) in citations(block, &format!("content[{i}]"))?
+                .iter()
                 .enumerate()
             {
                 let place = format!("content[{i}].citations[{j}]");
@@ -229,6 +222,16 @@ impl ResponseStream<'_> {
                 let (from, to) = ordered(citation, "start_char_index", "end_char_index", place)?;
                 ("document_index", "document_title", Range::Chars(from, to))
             }
+            // Web search cites pages of the web: no entry of the request.
+            ("web_search_result_location", _) => {
+                let url = citation.get("url").and_then(Value::as_str).unwrap_or("");
+                self.unknown(
+                    format!("a web_search_result_location citation of {url:?}"),
+                    start,
+                    events,
+                );
+                return Ok(());
+            }
             (kind, dialect) => {
                 return Err(problem(format!(
                     "{place}: a {kind:?} citation, but the report was assembled for the \
@@ -245,13 +248,13 @@ impl ResponseStream<'_> {
             self.unknown(format!("{field} {entry}"), start, events);
             return Ok(());
         }
-        if let Some(title) = citation.get(title_field).and_then(Value::as_str)
+        if let Some(title) = text_field(citation, title_field, place)?
             && !self.title_agrees(entry, title)
         {
             self.unknown(format!("{field} {entry} titled {title:?}"), start, events);
             return Ok(());
         }
-        if let Some(source) = citation.get("source").and_then(Value::as_str)
+        if let Some(source) = text_field(citation, "source", place)?
             && !self.source_agrees(entry, source)
         {
             self.unknown(format!("{field} {entry} from {source:?}"), start, events);
@@ -267,31 +270,51 @@ impl ResponseStream<'_> {
         Ok(())
     }
 
-    /// Whether `cited_text` is in entry `entry` as sent, within `range`; with no entries to
-    /// look in, it is not verified.
-    fn cited_text_found(&self, entry: usize, range: &Range, cited_text: &str) -> bool {
+    /// Whether `cited_text` is in entry `entry` as sent, within `range`, from a word
+    /// boundary to a word boundary: in one text block of a search result (never across the
+    /// metadata block and the content, which no block says), or in the stretch of a
+    /// document's text. With no entries to look in, it is not verified.
+    fn cited_text_found(&mut self, entry: usize, range: &Range, cited_text: &str) -> bool {
         let Some(sent) = self.entries.as_ref().and_then(|entries| entries.get(entry)) else {
             return false;
         };
+        let checks = &mut self.checks;
         match *range {
             Range::Blocks(from, to) => {
                 let blocks = sent.text_blocks();
-                if to > blocks.len() {
-                    return false;
-                }
-                // A quote of several blocks is their texts joined, and how they are joined
-                // is the provider's: by a line break, or by nothing.
-                let blocks = &blocks[from..to];
-                holds(&blocks.join("\n"), cited_text) || holds(&blocks.concat(), cited_text)
+                to <= blocks.len()
+                    && (from..to).any(|at| checks.holds((entry, at), blocks[at], None, cited_text))
             }
             Range::Chars(from, to) => {
                 let data = sent.document_text().unwrap_or_default();
-                match (char_to_byte(data, from), char_to_byte(data, to)) {
-                    (Some(from), Some(to)) => holds(&data[from..to], cited_text),
-                    _ => false,
-                }
+                checks.holds((entry, 0), data, Some((from, to)), cited_text)
             }
         }
+    }
+}
+
+/// The `citations` of a text block: none when absent or null, else a list.
+fn citations<'v>(block: &'v Value, place: &str) -> Result<&'v [Value], Error> {
+    match block.get("citations") {
+        None | Some(Value::Null) => Ok(&[]),
+        Some(Value::Array(citations)) => Ok(citations),
+        Some(other) => Err(problem(format!(
+            "{place}.citations: expected a list, found {}",
+            kind(other)
+        ))),
+    }
+}
+
+/// The string at `field` of `citation`: `None` when absent or null. Any other value would
+/// skip the check that the citation names its entry as sent.
+fn text_field<'v>(citation: &'v Value, field: &str, place: &str) -> Result<Option<&'v str>, Error> {
+    match citation.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text)),
+        Some(other) => Err(problem(format!(
+            "{place}.{field}: expected a string, found {}",
+            kind(other)
+        ))),
     }
 }
 

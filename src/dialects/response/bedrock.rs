@@ -13,9 +13,9 @@
 use serde_json::Value;
 
 use super::{ResponseStream, index, problem};
-use crate::citations::{CitationEvent, Quote, StreamOutput, holds};
+use crate::citations::{CitationEvent, Quote, StreamOutput};
+use crate::dialects::Entry;
 use crate::error::Error;
-use crate::offsets::char_to_byte;
 
 /// The ConverseStream events that report a failure instead of content.
 const EXCEPTIONS: [&str; 5] = [
@@ -297,17 +297,21 @@ impl ResponseStream<'_> {
     }
 
     /// Whether `part` of a citation's `sourceContent` is in entry `entry` as sent, where
-    /// `located` says; with no entries to look in, it is not verified.
-    fn source_content_found(&self, entry: usize, located: &Located, part: &str) -> bool {
-        let Some(data) = self.sent_entry(entry).and_then(|sent| sent.document_text()) else {
+    /// `located` says, from a word boundary to a word boundary; with no entries to look in,
+    /// it is not verified.
+    fn source_content_found(&mut self, entry: usize, located: &Located, part: &str) -> bool {
+        let Some(data) = self
+            .entries
+            .as_ref()
+            .and_then(|entries| entries.get(entry))
+            .and_then(Entry::document_text)
+        else {
             return false;
         };
-        match *located {
-            Located::Chars(from, to) => match (char_to_byte(data, from), char_to_byte(data, to)) {
-                (Some(from), Some(to)) => holds(&data[from..to], part),
-                _ => false,
-            },
-            Located::Whole => holds(data, part),
-        }
+        let within = match *located {
+            Located::Chars(from, to) => Some((from, to)),
+            Located::Whole => None,
+        };
+        self.checks.holds((entry, 0), data, within, part)
     }
 }

@@ -3,27 +3,26 @@
 //! `src/cohere/types/` (`document.py`, `citation.py`, `source.py`, `citation_start_event.py`)
 //! and `src/cohere/v2/types/v2chat_stream_response.py`.
 
-use std::collections::BTreeMap;
+use std::collections::VecDeque;
 
 use serde_json::Value;
 
-use super::{ResponseStream, index, problem};
+use super::{ResponseStream, index, kind, problem};
 use crate::citations::{CitationEvent, Quote, StreamOutput};
 use crate::error::Error;
 
-/// Citations read whose text has not all arrived yet.
+/// Citations read and not yet settled, in the order they came: each is settled once its
+/// text has arrived and every citation before it is settled, so that a stream resolves in
+/// the order of the whole message's citations, whenever their text comes.
 #[derive(Debug, Default)]
 pub(super) struct Pending {
-    /// By the character their text ends at, then the order they came in: each delta settles
-    /// the first few, and looks at no others.
-    waiting: BTreeMap<(usize, usize), Waiting>,
-    /// Citations read so far.
-    count: usize,
+    waiting: VecDeque<Waiting>,
 }
 
 #[derive(Debug)]
 struct Waiting {
     start: usize,
+    end: usize,
     citation: Value,
 }
 
@@ -53,15 +52,11 @@ impl ResponseStream<'_> {
                     problem(format!("{place}: a citation-start without citations"))
                 })?;
                 let (start, end) = bounds(citation, &place)?;
-                let pending = &mut self.cohere;
-                pending.waiting.insert(
-                    (end, pending.count),
-                    Waiting {
-                        start,
-                        citation: citation.clone(),
-                    },
-                );
-                pending.count += 1;
+                self.cohere.waiting.push_back(Waiting {
+                    start,
+                    end,
+                    citation: citation.clone(),
+                });
                 self.settle_cohere(&mut out.events, false);
             }
             "message-end" => self.ended = true,
@@ -92,13 +87,17 @@ impl ResponseStream<'_> {
                 self.append(text, out);
             }
         }
-        for (i, citation) in message
-            .get("citations")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
+        let citations = match message.get("citations") {
+            None | Some(Value::Null) => &[][..],
+            Some(Value::Array(citations)) => citations,
+            Some(other) => {
+                return Err(problem(format!(
+                    "message.citations: expected a list, found {}",
+                    kind(other)
+                )));
+            }
+        };
+        for (i, citation) in citations.iter().enumerate() {
             let place = format!("message.citations[{i}]");
             let (start, end) = bounds(citation, &place)?;
             self.cohere_citation(start, end, citation, &mut out.events);
@@ -107,20 +106,19 @@ impl ResponseStream<'_> {
     }
 
     /// Settles the pending citations whose text has arrived (all of them at the end), in
-    /// the order they came.
+    /// the order they came: one whose text is still to come holds back those after it.
     pub(super) fn settle_cohere(&mut self, events: &mut Vec<CitationEvent>, at_end: bool) {
         let arrived = self.answer.chars();
-        let mut ready = Vec::new();
-        while let Some(entry) = self.cohere.waiting.first_entry() {
-            if !at_end && entry.key().0 > arrived {
+        while self
+            .cohere
+            .waiting
+            .front()
+            .is_some_and(|waiting| at_end || waiting.end <= arrived)
+        {
+            let Some(waiting) = self.cohere.waiting.pop_front() else {
                 break;
-            }
-            let ((end, order), waiting) = entry.remove_entry();
-            ready.push((order, end, waiting));
-        }
-        ready.sort_unstable_by_key(|&(order, ..)| order);
-        for (_, end, waiting) in ready {
-            self.cohere_citation(waiting.start, end, &waiting.citation, events);
+            };
+            self.cohere_citation(waiting.start, waiting.end, &waiting.citation, events);
         }
     }
 
@@ -174,7 +172,17 @@ impl ResponseStream<'_> {
                 .get("type")
                 .and_then(Value::as_str)
                 .unwrap_or("document");
-            let id = source.get("id").and_then(Value::as_str).unwrap_or_default();
+            // An id as sent is a string; one written as a number is read as its digits.
+            let id = match source.get("id") {
+                Some(Value::String(id)) => id.clone(),
+                Some(Value::Number(n)) => n.to_string(),
+                None | Some(Value::Null) => {
+                    self.unknown(format!("a {kind} with no id"), from, events);
+                    continue;
+                }
+                Some(other) => other.to_string(),
+            };
+            let id = id.as_str();
             // Only the id as sent names an entry: not "01", "+1" or " 1".
             let entry = id.parse::<usize>().ok().filter(|&n| {
                 kind == "document" && n >= 1 && n <= self.tally.chips().len() && n.to_string() == id

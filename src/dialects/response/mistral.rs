@@ -12,7 +12,7 @@
 
 use serde_json::Value;
 
-use super::{ResponseStream, problem};
+use super::{ResponseStream, kind, problem};
 use crate::citations::StreamOutput;
 use crate::error::Error;
 
@@ -189,17 +189,5 @@ impl ResponseStream<'_> {
             }
         }
         Ok(())
-    }
-}
-
-/// What kind of JSON value `value` is, for an error.
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
     }
 }

@@ -21,7 +21,8 @@ use serde_json::Value;
 
 use super::{Dialect, Entry, bedrock_name};
 use crate::citations::{
-    CitationEvent, MarkerSpan, Quote, Resolution, Resolver, StreamOutput, Tally, UnknownMarker,
+    CitationEvent, MarkerSpan, Quote, QuoteChecks, Resolution, Resolver, StreamOutput, Tally,
+    UnknownMarker,
 };
 use crate::error::Error;
 use crate::offsets::IndexedText;
@@ -33,7 +34,10 @@ use sse::SseLines;
 /// Each event gives the text to show (the answer's text deltas) and the citation events it
 /// settled. An Anthropic citation is settled when its text block ends (its place is the
 /// block), a Bedrock citation when its content block stops, a Cohere citation when the text
-/// it marks has arrived, a Mistral reference when it arrives. Whatever the chunking,
+/// it marks has arrived and the citations before it are settled (so that they come in the
+/// whole message's order), a Mistral reference when it arrives. An event after the stream's
+/// last one is refused, but for those that add nothing (a ping, Bedrock's `metadata`, a
+/// Mistral chunk of usage alone): two responses end to end are not one. Whatever the chunking,
 /// the text put together, the events and the [`Resolution`] are those of
 /// [`Resolver::response`] on the whole.
 #[derive(Debug)]
@@ -41,6 +45,8 @@ pub struct ResponseStream<'c> {
     dialect: Dialect,
     tally: Tally<'c>,
     entries: Option<Cow<'c, [Entry]>>,
+    /// The entries' texts quotes were looked for in, each prepared once.
+    checks: QuoteChecks,
     /// The answer's text so far.
     answer: IndexedText,
     anthropic: anthropic::Blocks,
@@ -84,6 +90,8 @@ impl<'c> Resolver<'c> {
     /// last event, or a citation has negative or reversed indices.
     pub fn response(&self, response: &str) -> Result<Resolution, Error> {
         let mut stream = self.response_stream()?;
+        // Some Windows tools start UTF-8 files with a byte order mark; it is not text.
+        let response = response.strip_prefix('\u{feff}').unwrap_or(response);
         let trimmed = response.trim_start();
         if ["event:", "data:", "id:", "retry:", ":"]
             .iter()
@@ -122,6 +130,7 @@ impl<'c> Resolver<'c> {
             dialect: self.response_dialect()?,
             tally: self.tally(),
             entries: self.sent_entries(),
+            checks: QuoteChecks::default(),
             answer: IndexedText::default(),
             anthropic: anthropic::Blocks::default(),
             bedrock: bedrock::Blocks::default(),
@@ -143,6 +152,7 @@ impl<'c> ResponseStream<'c> {
     /// [`Error::Response`] when the event is not JSON or not of this dialect's shape, or its
     /// citation has negative or reversed indices.
     pub fn push_event(&mut self, event: &str) -> Result<StreamOutput, Error> {
+        let event = event.strip_prefix('\u{feff}').unwrap_or(event);
         let parsed: Value = serde_json::from_str(event)
             .map_err(|err| problem(format!("event {}: not JSON ({err})", self.events + 1)))?;
         self.event(&parsed)
@@ -178,15 +188,10 @@ impl<'c> ResponseStream<'c> {
             )));
         }
         if !self.ended {
-            let last = match self.dialect {
-                Dialect::Bedrock => "messageStop",
-                Dialect::Cohere => "message-end",
-                Dialect::Mistral => "a chunk with a finish_reason",
-                _ => "message_stop",
-            };
             return Err(problem(format!(
-                "the event stream is cut off after {} events, before {last}",
-                self.events
+                "the event stream is cut off after {} events, before {}",
+                self.events,
+                self.last_event()
             )));
         }
         let mut out = StreamOutput::default();
@@ -199,6 +204,15 @@ impl<'c> ResponseStream<'c> {
 
     fn event(&mut self, event: &Value) -> Result<StreamOutput, Error> {
         self.events += 1;
+        // Two responses end to end must not read as one.
+        if self.ended && !trails(self.dialect, event) {
+            return Err(problem(format!(
+                "event {}: comes after {}, the stream's last event (two responses run \
+                 together?)",
+                self.events,
+                self.last_event()
+            )));
+        }
         let mut out = StreamOutput::default();
         match self.dialect {
             Dialect::Bedrock => self.bedrock_event(event, &mut out)?,
@@ -216,6 +230,16 @@ impl<'c> ResponseStream<'c> {
             Dialect::Cohere => self.cohere_message(message, &mut out),
             Dialect::Mistral => self.mistral_message(message, &mut out),
             _ => self.anthropic_message(message, &mut out),
+        }
+    }
+
+    /// The event that ends a stream of the dialect.
+    fn last_event(&self) -> &'static str {
+        match self.dialect {
+            Dialect::Bedrock => "messageStop",
+            Dialect::Cohere => "message-end",
+            Dialect::Mistral => "a chunk with a finish_reason",
+            _ => "message_stop",
         }
     }
 
@@ -283,6 +307,22 @@ impl<'c> ResponseStream<'c> {
     }
 }
 
+/// Whether `event` may follow the last event of a stream of `dialect`: Bedrock's `metadata`
+/// (usage and metrics, sent after `messageStop`), a Mistral chunk with no choices (usage
+/// alone), a ping. They add nothing to the answer; anything else after the end is refused.
+fn trails(dialect: Dialect, event: &Value) -> bool {
+    match dialect {
+        Dialect::Bedrock => event
+            .as_object()
+            .is_some_and(|object| object.keys().all(|key| key == "metadata")),
+        Dialect::Mistral => event
+            .get("choices")
+            .and_then(Value::as_array)
+            .is_some_and(Vec::is_empty),
+        _ => event.get("type").and_then(Value::as_str) == Some("ping"),
+    }
+}
+
 /// Whether `value` is one event of a stream of `dialect` rather than a whole message.
 fn is_event(dialect: Dialect, value: &Value) -> bool {
     match dialect {
@@ -318,5 +358,17 @@ fn index(value: &Value, field: &str, place: &str) -> Result<usize, Error> {
             "{place}.{field}: expected a number, found {other}"
         ))),
         None => Err(problem(format!("{place}: no {field}"))),
+    }
+}
+
+/// What kind of JSON value `value` is, for an error.
+pub(super) fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
     }
 }

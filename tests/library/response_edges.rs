@@ -1,0 +1,240 @@
+//! Responses at their edges (issue 33 items 6-9, 11-13): events after the last one, fields
+//! of the wrong type, citations that come before their text, line ends of CR alone, ids
+//! written as numbers, web-search citations, a byte order mark. Each is read as the whole
+//! message reads, or refused naming the place.
+
+use crate::common;
+
+use mentor_context::citations::{Resolution, Resolver};
+use mentor_context::dialects::Dialect;
+use mentor_context::{ContextBuilder, Error};
+
+fn response(dialect: Dialect, kind: &str) -> String {
+    let path = common::fixtures_dir().join(format!("responses/{dialect}.{kind}"));
+    std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+}
+
+/// `text` resolved against the pricing fixture in `dialect`, with its entries and contents.
+fn resolve(dialect: Dialect, text: &str) -> Result<Resolution, Error> {
+    let results = common::fixture("pricing");
+    let assembler = ContextBuilder::new(600).dialect(dialect).build().unwrap();
+    let context = assembler.assemble(&results);
+    let entries = assembler.entries(&context).unwrap();
+    let contents = assembler.contents(&context).unwrap();
+    Resolver::for_context(&context)
+        .entries(&entries)
+        .contents(&contents)
+        .response(text)
+}
+
+#[track_caller]
+fn problem(dialect: Dialect, text: &str) -> String {
+    match resolve(dialect, text) {
+        Err(Error::Response { problem }) => problem,
+        other => panic!("not refused: {other:?}"),
+    }
+}
+
+/// Item 6: two streams end to end are refused at the first event after the last one.
+#[test]
+fn events_after_the_last_are_refused_naming_the_event() {
+    for (dialect, last) in [
+        (Dialect::Anthropic, "message_stop"),
+        (Dialect::AnthropicDocuments, "message_stop"),
+        (Dialect::Cohere, "message-end"),
+        (Dialect::Bedrock, "messageStop"),
+        (Dialect::Mistral, "a chunk with a finish_reason"),
+    ] {
+        let jsonl = response(dialect, "jsonl");
+        let events = jsonl.lines().filter(|l| !l.trim().is_empty()).count();
+        let twice = format!("{jsonl}{jsonl}");
+        let refused = problem(dialect, &twice);
+        // (Bedrock's metadata event follows its messageStop, and may.)
+        assert!(
+            refused.contains(&format!("event {}: comes after {last}", events + 1)),
+            "{dialect}: {refused}"
+        );
+        if dialect != Dialect::Bedrock {
+            let sse = response(dialect, "sse");
+            let refused = problem(dialect, &format!("{sse}{sse}"));
+            assert!(refused.contains("comes after"), "{dialect}: {refused}");
+        }
+    }
+    // What may follow: a ping, Bedrock's metadata (in the fixture), usage alone.
+    let ping = format!(
+        "{}\n{{\"type\": \"ping\"}}\n",
+        response(Dialect::Anthropic, "jsonl")
+    );
+    assert!(resolve(Dialect::Anthropic, &ping).is_ok());
+    let usage = format!(
+        "{}\n{{\"object\": \"chat.completion.chunk\", \"choices\": [], \"usage\": {{}}}}\n",
+        response(Dialect::Mistral, "jsonl")
+    );
+    assert!(resolve(Dialect::Mistral, &usage).is_ok());
+}
+
+/// Item 7: a title or source that is not a string, or citations that are not a list.
+#[test]
+fn anthropic_fields_of_the_wrong_type_are_refused_naming_the_place() {
+    let whole = response(Dialect::Anthropic, "json");
+    let mut message: serde_json::Value = serde_json::from_str(&whole).unwrap();
+    for (field, value) in [
+        ("title", serde_json::json!(7)),
+        ("source", serde_json::json!(["x"])),
+    ] {
+        let mut changed = message.clone();
+        changed["content"][1]["citations"][0][field] = value;
+        let refused = problem(Dialect::Anthropic, &changed.to_string());
+        assert!(
+            refused.contains(&format!(
+                "content[1].citations[0].{field}: expected a string"
+            )),
+            "{refused}"
+        );
+    }
+    // Null is as good as absent.
+    message["content"][1]["citations"][0]["title"] = serde_json::Value::Null;
+    assert!(resolve(Dialect::Anthropic, &message.to_string()).is_ok());
+    let citation = message["content"][1]["citations"][0].clone();
+    message["content"][1]["citations"] = citation;
+    let refused = problem(Dialect::Anthropic, &message.to_string());
+    assert!(
+        refused.contains("content[1].citations: expected a list"),
+        "{refused}"
+    );
+
+    let jsonl = response(Dialect::Anthropic, "jsonl");
+    let changed = jsonl.replacen("\"title\": \"", "\"title\": 7, \"x\": \"", 1);
+    assert_ne!(changed, jsonl);
+    assert!(problem(Dialect::Anthropic, &changed).contains(".title: expected a string"));
+
+    let cohere = response(Dialect::Cohere, "json");
+    let mut message: serde_json::Value = serde_json::from_str(&cohere).unwrap();
+    message["message"]["citations"] = message["message"]["citations"][0].clone();
+    let refused = problem(Dialect::Cohere, &message.to_string());
+    assert!(
+        refused.contains("message.citations: expected a list"),
+        "{refused}"
+    );
+}
+
+/// Item 8: a Cohere stream whose citations all come before their text resolves as the
+/// whole message does, in the same order, whatever order the citations are in.
+#[test]
+fn cohere_citations_before_their_text_resolve_in_the_whole_message_s_order() {
+    let json = response(Dialect::Cohere, "json");
+    let jsonl = response(Dialect::Cohere, "jsonl");
+    let (citations, rest): (Vec<&str>, Vec<&str>) = jsonl
+        .lines()
+        .partition(|l| l.contains("\"citation-start\""));
+    assert!(citations.len() >= 2);
+    let order = |r: &Resolution| r.cited.iter().map(|c| c.citation.index).collect::<Vec<_>>();
+    for swap in [false, true] {
+        let mut message: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let mut early = citations.clone();
+        if swap {
+            message["message"]["citations"]
+                .as_array_mut()
+                .unwrap()
+                .swap(0, 1);
+            early.swap(0, 1);
+        }
+        let whole = resolve(Dialect::Cohere, &message.to_string()).unwrap();
+        // The citations first, the text after them.
+        early.extend(&rest);
+        let streamed = resolve(Dialect::Cohere, &early.join("\n")).unwrap();
+        assert_eq!(order(&streamed), order(&whole), "swapped: {swap}");
+        assert_eq!(streamed, whole, "swapped: {swap}");
+    }
+}
+
+/// Item 9: server-sent events with CR alone at each line end read as with LF.
+#[test]
+fn server_sent_events_with_cr_line_ends_are_read() {
+    for dialect in [Dialect::Anthropic, Dialect::Cohere, Dialect::Mistral] {
+        let sse = response(dialect, "sse");
+        let whole = resolve(dialect, &sse).unwrap();
+        let cr = sse.replace('\n', "\r");
+        assert_eq!(resolve(dialect, &cr).unwrap(), whole, "{dialect}");
+        let crlf = sse.replace('\n', "\r\n");
+        assert_eq!(resolve(dialect, &crlf).unwrap(), whole, "{dialect}");
+    }
+}
+
+/// Item 11: a Cohere source id written as a number is read as its digits.
+#[test]
+fn a_cohere_id_given_as_a_number_is_read() {
+    let cohere = response(Dialect::Cohere, "json");
+    let whole = resolve(Dialect::Cohere, &cohere).unwrap();
+    let numbered = cohere.replace("\"id\": \"1\"", "\"id\": 1");
+    assert_ne!(numbered, cohere);
+    assert_eq!(resolve(Dialect::Cohere, &numbered).unwrap(), whole);
+    let odd = cohere.replace("\"id\": \"1\"", "\"id\": 1.5");
+    let resolution = resolve(Dialect::Cohere, &odd).unwrap();
+    assert!(
+        resolution
+            .unknown
+            .iter()
+            .any(|u| u.marker == "document id \"1.5\""),
+        "{:?}",
+        resolution.unknown
+    );
+    let mut none: serde_json::Value = serde_json::from_str(&cohere).unwrap();
+    let source = none["message"]["citations"][0]["sources"][0].as_object_mut();
+    assert!(source.unwrap().remove("id").is_some());
+    let resolution = resolve(Dialect::Cohere, &none.to_string()).unwrap();
+    assert!(
+        resolution
+            .unknown
+            .iter()
+            .any(|u| u.marker == "a document with no id"),
+        "{:?}",
+        resolution.unknown
+    );
+}
+
+/// Item 12: a web-search citation is no entry of ours; the search results' citations
+/// beside it still resolve.
+#[test]
+fn a_web_search_citation_is_reported_as_not_ours() {
+    let whole = response(Dialect::Anthropic, "json");
+    let baseline = resolve(Dialect::Anthropic, &whole).unwrap();
+    let mut message: serde_json::Value = serde_json::from_str(&whole).unwrap();
+    let web = serde_json::json!({
+        "type": "web_search_result_location", "cited_text": "Team costs 15 EUR",
+        "url": "https://example.com/prices", "title": "Prices", "encrypted_index": "Eo8BCioIAhgB"
+    });
+    message["content"][1]["citations"]
+        .as_array_mut()
+        .unwrap()
+        .push(web);
+    let resolution = resolve(Dialect::Anthropic, &message.to_string()).unwrap();
+    assert_eq!(resolution.cited, baseline.cited);
+    assert!(
+        resolution.unknown.iter().any(|u| u.marker
+            == "a web_search_result_location citation of \"https://example.com/prices\""),
+        "{:?}",
+        resolution.unknown
+    );
+    assert_eq!(resolution.unknown.len(), baseline.unknown.len() + 1);
+}
+
+/// Item 13: a response that starts with a byte order mark reads as without it, whole and
+/// as server-sent events, in the library every front end calls.
+#[test]
+fn a_byte_order_mark_before_a_response_is_not_text() {
+    for dialect in Dialect::ALL {
+        for kind in ["json", "jsonl", "sse"] {
+            if dialect == Dialect::Bedrock && kind == "sse" {
+                continue;
+            }
+            let text = response(dialect, kind);
+            let marked = format!("\u{feff}{text}");
+            assert_eq!(
+                resolve(dialect, &marked).unwrap(),
+                resolve(dialect, &text).unwrap(),
+                "{dialect} {kind}"
+            );
+        }
+    }
+}
