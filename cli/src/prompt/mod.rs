@@ -1,6 +1,6 @@
 //! `prompt`: a conversation and the results fitted to a model's window through its chat
 //! template, printed as the prompt text (or the messages, for OpenAI's rule), or with --json as
-//! the whole [`Prompt`](mentor_context::prompt::Prompt) report.
+//! the whole [`Prompt`] report.
 //!
 //! [`args`] holds its options; [`template`] turns `--chat-template` into the library's
 //! template; [`conversation`] reads the messages.

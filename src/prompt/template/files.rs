@@ -29,7 +29,7 @@ impl ChatTemplate {
     ///
     /// [`Error::PromptSetting`] when a tokenizer file or an encoding is given where the
     /// template counts with its own, or is missing where it needs one, or a template file does
-    /// not exist; what [`mistral`](Self::mistral), [`from_files`](Self::from_files) and
+    /// not exist; what [`mistral`](Self::mistral), `from_files` (feature `huggingface`) and
     /// [`TekkenTokenizer::from_file`] refuse.
     pub fn named(
         name: &str,
