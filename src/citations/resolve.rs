@@ -290,7 +290,9 @@ impl<'c> Tally<'c> {
         }
         let cited = &mut self.cited[slot];
         cited.count += 1;
-        cited.spans.push(span);
+        // In answer order, as documented: a provider's citations (Cohere's) may come in any.
+        let at = cited.spans.partition_point(|s| s.start <= span.start);
+        cited.spans.insert(at, span);
         if let Some(quote) = quote {
             if !quote.verified {
                 self.unverified += 1;
