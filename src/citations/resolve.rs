@@ -396,7 +396,7 @@ impl<'c> Tally<'c> {
     }
 
     /// Writes `marker` with its numbers replaced, keeping its brackets, spaces and dashes. A
-    /// range whose new numbers no longer run on (`[3-5]` to 2, 1, 3) becomes a list.
+    /// range whose new numbers no longer run on (`[3-5]` to 2, 1, 3) becomes a list of runs.
     fn write_renumbered(&self, marker: &Marker, out: &mut String) {
         let text = marker.text.as_str();
         let mut copied = 0;
@@ -419,11 +419,19 @@ impl<'c> Tally<'c> {
                     copied = last_at.end;
                 }
                 Some(last_at) => {
-                    for (i, &n) in new.iter().enumerate() {
-                        if i > 0 {
+                    // As runs (`[1-1000]` to `2, 1, 3-1000`): a list of every number would
+                    // be too long to read as a marker again.
+                    let mut first = true;
+                    for run in new.chunk_by(|a, b| b == &(a + 1)) {
+                        if !first {
                             out.push_str(", ");
                         }
-                        push_number(out, n);
+                        first = false;
+                        push_number(out, run[0]);
+                        if run.len() > 1 {
+                            out.push('-');
+                            push_number(out, run[run.len() - 1]);
+                        }
                     }
                     copied = last_at.end;
                 }

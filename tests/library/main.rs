@@ -22,6 +22,7 @@ mod orders;
 mod previous_report;
 mod properties;
 mod reading;
+mod renumbered_ranges;
 mod selection;
 mod snapshots;
 mod whole_prompt;
