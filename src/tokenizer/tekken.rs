@@ -78,6 +78,9 @@ pub struct TekkenTokenizer {
     /// Whether the file's pattern is the published one, whose splits are known.
     exact_splits: bool,
     name: String,
+    /// The rank given to an empty piece, which a pattern that can match nothing makes and
+    /// tiktoken cannot encode (it panics): such pieces are dropped, being no text.
+    empty_piece: Rank,
 }
 
 impl TekkenTokenizer {
@@ -141,6 +144,8 @@ impl TekkenTokenizer {
             ));
         }
         let max_token_bytes = token_bytes.iter().copied().max().unwrap_or(1) as usize;
+        let empty_piece = Rank::try_from(ranks).unwrap_or(Rank::MAX - 1);
+        encoder.insert(Vec::new(), empty_piece);
         let bpe = CoreBPE::new(encoder, rustc_hash::FxHashMap::default(), &config.pattern)
             .map_err(|e| Error::tokenizer_data(format!("split pattern: {e}")))?;
         // tiktoken drops text its pattern does not match, and dropped text would go
@@ -148,6 +153,7 @@ impl TekkenTokenizer {
         let matched: usize = bpe
             .encode_ordinary(COVERAGE_PROBE)
             .iter()
+            .filter(|&&rank| rank != empty_piece)
             .map(|&rank| token_bytes.get(rank as usize).map_or(1, |&n| n as usize))
             .sum();
         if matched != COVERAGE_PROBE.len() {
@@ -166,6 +172,7 @@ impl TekkenTokenizer {
             max_token_bytes,
             exact_splits: config.pattern == TEKKEN_PATTERN,
             name: file_name(&family, json),
+            empty_piece,
         })
     }
 
@@ -180,7 +187,9 @@ impl TekkenTokenizer {
     /// the number of special tokens).
     #[must_use]
     pub fn encode(&self, text: &str) -> Vec<u32> {
-        self.bpe.encode_ordinary(text)
+        let mut ranks = self.bpe.encode_ordinary(text);
+        ranks.retain(|&rank| rank != self.empty_piece);
+        ranks
     }
 }
 
@@ -201,8 +210,7 @@ impl TokenCounter for TekkenTokenizer {
     fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>) {
         let from = lengths.len();
         lengths.extend(
-            self.bpe
-                .encode_ordinary(text)
+            self.encode(text)
                 .into_iter()
                 // Every rank tiktoken returns is in the table; 1 keeps the contract if not.
                 .map(|rank| self.token_bytes.get(rank as usize).copied().unwrap_or(1)),
@@ -216,7 +224,7 @@ impl TokenCounter for TekkenTokenizer {
     }
 
     fn count(&self, text: &str) -> usize {
-        let ranks = self.bpe.encode_ordinary(text);
+        let ranks = self.encode(text);
         let matched: usize = ranks
             .iter()
             .map(|&rank| {
@@ -318,6 +326,24 @@ mod tests {
         );
     }
 
+    /// Found by fuzz/fuzz_targets/tokenizer_file.rs: a pattern that can match nothing made
+    /// tiktoken panic on the empty piece.
+    #[test]
+    fn a_pattern_that_matches_nothing_somewhere_does_not_panic() {
+        // Refused at load: the empty matches skip the probe's characters.
+        let at_load = file(&[], 256, 0).replace(r"\\p{L}+|", r"[xy]*|\\p{L}+|");
+        let err = TekkenTokenizer::from_slice(at_load.as_bytes()).unwrap_err();
+        assert!(
+            err.to_string().contains("leaves some text unmatched"),
+            "{err}"
+        );
+        // Only before a character the probe lacks: loads, and counts that text a token a byte.
+        let later = file(&[], 256, 0).replace(r"\\p{L}+|", r"(?=\\u{1F9FF})|\\p{L}+|");
+        let tekken = TekkenTokenizer::from_slice(later.as_bytes()).unwrap();
+        assert_eq!(tekken.count("a xb"), 4);
+        assert_eq!(tekken.count("a\u{1F9FF}"), 5);
+    }
+
     /// Text a pattern skips that the load's probe did not catch is counted a token a byte.
     #[test]
     fn text_the_pattern_skips_is_counted_a_token_a_byte() {
@@ -338,6 +364,10 @@ mod tests {
             r"\\p{L}+|\\s+(?!\\S)|\\s+|[^\\s\\p{L}]+",
             published.trim_matches('"'),
         );
-        assert!(TekkenTokenizer::from_slice(json.as_bytes()).unwrap().has_exact_splits());
+        assert!(
+            TekkenTokenizer::from_slice(json.as_bytes())
+                .unwrap()
+                .has_exact_splits()
+        );
     }
 }
