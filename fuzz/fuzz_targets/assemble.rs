@@ -17,10 +17,13 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mentor_context::{AssembledContext, ContextBuilder, Duplicates, Encoding, Error, MentorRagResult, OmitReason, Overflow};
 use mentor_context::format::{BuiltinFormat, Format};
 use mentor_context::tokenizer::TokenCounter;
 use mentor_context::wire::parse_results;
+use mentor_context::{
+    AssembledContext, ContextBuilder, Duplicates, Encoding, Error, MentorRagResult, OmitReason,
+    Overflow,
+};
 
 const HEADER: &str = "Answer only from these documents and cite them as [n].";
 const MAX_BUDGET: usize = 3000;

@@ -298,7 +298,9 @@ impl<'c> Tally<'c> {
         }
         let cited = &mut self.cited[slot];
         cited.count += 1;
-        cited.spans.push(span);
+        // In answer order, as documented: a provider's citations (Cohere's) may come in any.
+        let at = cited.spans.partition_point(|s| s.start <= span.start);
+        cited.spans.insert(at, span);
         if let Some(quote) = quote {
             if !quote.verified {
                 self.unverified += 1;
@@ -400,7 +402,7 @@ impl<'c> Tally<'c> {
     }
 
     /// Writes `marker` with its numbers replaced, keeping its brackets, spaces and dashes. A
-    /// range whose new numbers no longer run on (`[3-5]` to 2, 1, 3) becomes a list. Each
+    /// range whose new numbers no longer run on (`[3-5]` to 2, 1, 3) becomes a list of runs. Each
     /// item's `numbers` are as [`record`](Self::record) read them: an item read as none (a
     /// range reversed, too wide, or past the answer's bound) is kept as written.
     fn write_renumbered(
@@ -430,11 +432,19 @@ impl<'c> Tally<'c> {
                     copied = last_at.end;
                 }
                 Some(last_at) => {
-                    for (i, &n) in new.iter().enumerate() {
-                        if i > 0 {
+                    // As runs (`[1-1000]` to `2, 1, 3-1000`): a list of every number would
+                    // be too long to read as a marker again.
+                    let mut first = true;
+                    for run in new.chunk_by(|a, b| b == &(a + 1)) {
+                        if !first {
                             out.push_str(", ");
                         }
-                        push_number(out, n);
+                        first = false;
+                        push_number(out, run[0]);
+                        if run.len() > 1 {
+                            out.push('-');
+                            push_number(out, run[run.len() - 1]);
+                        }
                     }
                     copied = last_at.end;
                 }

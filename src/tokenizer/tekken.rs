@@ -21,6 +21,11 @@ use crate::error::Error;
 /// `tekken_240911.json`): o200k_base's without its contraction suffixes, so the exact-split
 /// rule of OpenAI's patterns holds for it (checked against the pattern, and locked in by
 /// `tests/library/open_models.rs`, which recounts).
+/// Letters of several scripts in every case, marks, digits, spaces and line ends, punctuation,
+/// symbols, an emoji, a zero-width space: what a split pattern must match all of.
+const COVERAGE_PROBE: &str = "Aa Zz \u{c9}t\u{e9} \u{df} \u{1c5} \u{65e5}\u{672c} \u{d55c} \u{41f}\u{440} \u{5d0} \u{627} \
+     e\u{301} 0123456789 \u{663}\u{b2} \t\n\r\n  .,;:!?-_()[]{}<>/\\|@#$%^&*+=~`'\" \u{20ac}\u{a3} \u{1f600} \u{200b} \u{a0}\u{3000}x\n";
+
 const TEKKEN_PATTERN: &str = r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+";
 
 /// The parts of a Tekken file the counting needs; the rest (special tokens, image settings)
@@ -73,6 +78,9 @@ pub struct TekkenTokenizer {
     /// Whether the file's pattern is the published one, whose splits are known.
     exact_splits: bool,
     name: String,
+    /// The rank given to an empty piece, which a pattern that can match nothing makes and
+    /// tiktoken cannot encode (it panics): such pieces are dropped, being no text.
+    empty_piece: Rank,
 }
 
 impl TekkenTokenizer {
@@ -136,8 +144,24 @@ impl TekkenTokenizer {
             ));
         }
         let max_token_bytes = token_bytes.iter().copied().max().unwrap_or(1) as usize;
+        let empty_piece = Rank::try_from(ranks).unwrap_or(Rank::MAX - 1);
+        encoder.insert(Vec::new(), empty_piece);
         let bpe = CoreBPE::new(encoder, rustc_hash::FxHashMap::default(), &config.pattern)
             .map_err(|e| Error::tokenizer_data(format!("split pattern: {e}")))?;
+        // tiktoken drops text its pattern does not match, and dropped text would go
+        // uncounted: a pattern that leaves any of a text of every kind of character is refused.
+        let matched: usize = bpe
+            .encode_ordinary(COVERAGE_PROBE)
+            .iter()
+            .filter(|&&rank| rank != empty_piece)
+            .map(|&rank| token_bytes.get(rank as usize).map_or(1, |&n| n as usize))
+            .sum();
+        if matched != COVERAGE_PROBE.len() {
+            return Err(Error::tokenizer_data(
+                "split pattern: it leaves some text unmatched, which would not be counted"
+                    .to_string(),
+            ));
+        }
         let family = match &config.version {
             Some(version) => format!("tekken-{version}"),
             None => "tekken".to_string(),
@@ -148,6 +172,7 @@ impl TekkenTokenizer {
             max_token_bytes,
             exact_splits: config.pattern == TEKKEN_PATTERN,
             name: file_name(&family, json),
+            empty_piece,
         })
     }
 
@@ -162,7 +187,9 @@ impl TekkenTokenizer {
     /// the number of special tokens).
     #[must_use]
     pub fn encode(&self, text: &str) -> Vec<u32> {
-        self.bpe.encode_ordinary(text)
+        let mut ranks = self.bpe.encode_ordinary(text);
+        ranks.retain(|&rank| rank != self.empty_piece);
+        ranks
     }
 }
 
@@ -181,17 +208,36 @@ impl TokenCounter for TekkenTokenizer {
     }
 
     fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>) {
+        let from = lengths.len();
         lengths.extend(
-            self.bpe
-                .encode_ordinary(text)
+            self.encode(text)
                 .into_iter()
                 // Every rank tiktoken returns is in the table; 1 keeps the contract if not.
                 .map(|rank| self.token_bytes.get(rank as usize).copied().unwrap_or(1)),
         );
+        // A pattern that passed the load's probe and still leaves text unmatched here: one
+        // token per byte, never fewer than the bytes could hold.
+        if lengths[from..].iter().map(|&n| n as usize).sum::<usize>() != text.len() {
+            lengths.truncate(from);
+            lengths.extend(std::iter::repeat_n(1, text.len()));
+        }
     }
 
     fn count(&self, text: &str) -> usize {
-        self.bpe.encode_ordinary(text).len()
+        let ranks = self.encode(text);
+        let matched: usize = ranks
+            .iter()
+            .map(|&rank| {
+                self.token_bytes
+                    .get(rank as usize)
+                    .map_or(1, |&n| n as usize)
+            })
+            .sum();
+        if matched == text.len() {
+            ranks.len()
+        } else {
+            text.len()
+        }
     }
 
     fn splits_exactly(&self, text: &str, at: usize) -> bool {
@@ -262,6 +308,11 @@ mod tests {
                 "split pattern",
             ),
             ("{\"vocab\": []}".to_string(), "missing field `config`"),
+            // Found by fuzz/fuzz_targets/tokenizer_file.rs: spaces were not counted.
+            (
+                file(&[], 256, 0).replace("|\\\\s+(?!\\\\S)|\\\\s+", ""),
+                "leaves some text unmatched",
+            ),
         ];
         for (json, problem) in cases {
             let err = TekkenTokenizer::from_slice(json.as_bytes()).unwrap_err();
@@ -272,6 +323,51 @@ mod tests {
             err.to_string()
                 .starts_with("tokenizer file /nonexistent/tekken.json: "),
             "{err}"
+        );
+    }
+
+    /// Found by fuzz/fuzz_targets/tokenizer_file.rs: a pattern that can match nothing made
+    /// tiktoken panic on the empty piece.
+    #[test]
+    fn a_pattern_that_matches_nothing_somewhere_does_not_panic() {
+        // Refused at load: the empty matches skip the probe's characters.
+        let at_load = file(&[], 256, 0).replace(r"\\p{L}+|", r"[xy]*|\\p{L}+|");
+        let err = TekkenTokenizer::from_slice(at_load.as_bytes()).unwrap_err();
+        assert!(
+            err.to_string().contains("leaves some text unmatched"),
+            "{err}"
+        );
+        // Only before a character the probe lacks: loads, and counts that text a token a byte.
+        let later = file(&[], 256, 0).replace(r"\\p{L}+|", r"(?=\\u{1F9FF})|\\p{L}+|");
+        let tekken = TekkenTokenizer::from_slice(later.as_bytes()).unwrap();
+        assert_eq!(tekken.count("a xb"), 4);
+        assert_eq!(tekken.count("a\u{1F9FF}"), 5);
+    }
+
+    /// Text a pattern skips that the load's probe did not catch is counted a token a byte.
+    #[test]
+    fn text_the_pattern_skips_is_counted_a_token_a_byte() {
+        let json = file(&[], 256, 0).replace(
+            "\\\\p{L}+|\\\\s+(?!\\\\S)|\\\\s+|[^\\\\s\\\\p{L}]+",
+            "[^\\\\u{1F9FF}]+",
+        );
+        let tekken = TekkenTokenizer::from_slice(json.as_bytes()).unwrap();
+        let text = "ab\u{1F9FF}c";
+        let mut lengths = Vec::new();
+        tekken.token_lengths(text, &mut lengths);
+        assert_eq!(lengths, vec![1; text.len()]);
+        assert_eq!(tekken.count(text), text.len());
+        assert_eq!(tekken.count("abc"), 3);
+        // The published pattern matches all of the probe.
+        let published = serde_json::to_string(TEKKEN_PATTERN).unwrap();
+        let json = file(&[], 256, 0).replace(
+            r"\\p{L}+|\\s+(?!\\S)|\\s+|[^\\s\\p{L}]+",
+            published.trim_matches('"'),
+        );
+        assert!(
+            TekkenTokenizer::from_slice(json.as_bytes())
+                .unwrap()
+                .has_exact_splits()
         );
     }
 }

@@ -25,6 +25,7 @@ mod properties;
 mod quote_bounds;
 mod range_markers;
 mod reading;
+mod renumbered_ranges;
 mod report_layout;
 mod response_edges;
 mod selection;

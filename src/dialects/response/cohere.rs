@@ -219,3 +219,29 @@ fn bounds(citation: &Value, place: &str) -> Result<(usize, usize), Error> {
     }
     Ok((start, end))
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::citations::Resolver;
+    use crate::dialects::Dialect;
+    use crate::{ContextBuilder, MentorRagResult};
+
+    /// Found by `fuzz/fuzz_targets/dialect_response.rs`: Cohere lists citations in any order,
+    /// and a chip's spans must still be in answer order.
+    #[test]
+    fn a_chips_spans_are_in_answer_order_whatever_order_the_citations_come_in() {
+        let assembler = ContextBuilder::new(500)
+            .dialect(Dialect::Cohere)
+            .build()
+            .unwrap();
+        let results = [MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9)];
+        let context = assembler.assemble(&results);
+        let response = r#"{"message": {"content": [{"type": "text", "text": "Plan B: 12 EUR, so 12 EUR."}],
+            "citations": [
+              {"start": 19, "end": 25, "sources": [{"type": "document", "id": "1"}]},
+              {"start": 8, "end": 14, "sources": [{"type": "document", "id": "1"}]}]}}"#;
+        let resolution = Resolver::for_context(&context).response(response).unwrap();
+        let starts: Vec<usize> = resolution.cited[0].spans.iter().map(|s| s.start).collect();
+        assert_eq!(starts, [8, 19]);
+    }
+}

@@ -228,7 +228,8 @@ fn rewrite_generation_tags(source: &str) -> String {
     while let Some(at) = rest.find("{%") {
         out.push_str(&rest[..at]);
         let tag = &rest[at..];
-        let Some(end) = tag.find("%}") else {
+        // After the opening: in `{%}` the `%` of `{%` is no closing.
+        let Some(end) = tag[2..].find("%}").map(|end| end + 2) else {
             out.push_str(tag);
             return out;
         };

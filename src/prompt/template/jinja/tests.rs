@@ -85,6 +85,17 @@ fn generation_tags_render_their_body() {
     );
 }
 
+/// Found by `fuzz/fuzz_targets/chat_template.rs`: the `%}` of `{%}` overlaps its `{%`, and
+/// slicing between them panicked.
+#[test]
+fn a_tag_opened_and_closed_by_one_percent_sign_is_no_panic() {
+    assert_eq!(
+        rewrite_generation_tags("{%}x{% endfor %}"),
+        "{%}x{% endfor %}"
+    );
+    assert!(render("{%}x{% endfor %}", &chat()).is_err());
+}
+
 /// Every hostile template ends in an error within two seconds.
 #[test]
 fn hostile_templates_end_in_one_error_quickly() {
