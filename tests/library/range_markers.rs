@@ -91,11 +91,12 @@ fn single_numbers_are_not_bounded_and_each_marker_counts_a_chip_once() {
         .map(|u| u.marker.as_str())
         .collect();
     assert_eq!(unknown, [many, "[2-3]"]);
-    // Renumbered (chip 7 is the first cited, so 1..1000 no longer run on and are written
-    // out, within the bound), a range that cited nothing is kept as written.
+    // Renumbered (chip 7 is the first cited, so 1..1000 no longer run on and are written as
+    // runs, which stay short enough to read as a marker), a range that cited nothing is kept
+    // as written.
     let renumbered = resolution.answer.as_deref().unwrap();
     assert!(
-        renumbered.starts_with("[1] [2, 3, 4, 5, 6, 7, 1, 8, "),
+        renumbered.starts_with("[1] [2-7, 1, 8-1000, 2-7, 1, 8-1000, "),
         "{}",
         &renumbered[..40]
     );
