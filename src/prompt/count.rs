@@ -207,7 +207,28 @@ impl<'a> Counting<'a> {
 
 /// Where `needle` is in `haystack`, if it is there exactly once.
 fn unique_find(haystack: &str, needle: &str) -> Option<usize> {
+    // A search prepares the needle first, in time of its length: for each of a prompt's
+    // short pieces and a context of tens of kilobytes, that preparing was most of a fitting.
+    if haystack.len() < needle.len() {
+        return None;
+    }
     let at = haystack.find(needle)?;
     let next = at + needle.chars().next().map_or(1, char::len_utf8);
-    haystack[next..].find(needle).is_none().then_some(at)
+    let rest = &haystack[next..];
+    (rest.len() < needle.len() || rest.find(needle).is_none()).then_some(at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unique_find;
+
+    #[test]
+    fn the_context_is_found_only_where_it_is_once() {
+        assert_eq!(unique_find("ab[1] x", "[1] x"), Some(2));
+        assert_eq!(unique_find("[1] x", "[1] x"), Some(0));
+        assert_eq!(unique_find("[1] x[1] x", "[1] x"), None);
+        assert_eq!(unique_find("aaa", "aa"), None); // overlapping counts as twice
+        assert_eq!(unique_find("[1]", "[1] x"), None);
+        assert_eq!(unique_find("", "x"), None);
+    }
 }
