@@ -6,7 +6,7 @@ use std::ops::RangeInclusive;
 
 use serde::{Deserialize, Serialize};
 
-use super::markers::{Marker, RangeBudget, Scanner};
+use super::markers::{MAX_MARKER_BYTES, Marker, RangeBudget, Scanner};
 use super::prepared::QuoteChecks;
 use super::quotes::{Quote, quote_before};
 use super::stream::{CitationEvent, CitationStream};
@@ -388,7 +388,13 @@ impl<'c> Tally<'c> {
             events.push(event);
         }
         if renumber {
+            let start = out.len();
             self.write_renumbered(marker, &numbers, out);
+            if out.len() - start > MAX_MARKER_BYTES {
+                // Padding or scrambled runs made it too long to be read as a marker again.
+                out.truncate(start);
+                self.write_compact(marker, &numbers, out);
+            }
         } else {
             out.push_str(&marker.text);
         }
@@ -455,6 +461,50 @@ impl<'c> Tally<'c> {
             }
         }
         out.push_str(&text[copied..]);
+    }
+
+    /// Writes `marker` renumbered as runs with no padding (`[2-4, 1, 5-100]`), split into
+    /// adjacent markers where one would be longer than [`MAX_MARKER_BYTES`]: so that the
+    /// renumbered answer still reads as markers citing the same chips.
+    fn write_compact(
+        &self,
+        marker: &Marker,
+        numbers: &[Option<RangeInclusive<usize>>],
+        out: &mut String,
+    ) {
+        let text = marker.text.as_str();
+        let mut pieces: Vec<String> = Vec::new();
+        for (item, numbers) in marker.items.iter().zip(numbers) {
+            let Some(numbers) = numbers.clone() else {
+                let end = item.last_at.as_ref().map_or(item.first_at.end, |at| at.end);
+                pieces.push(text[item.first_at.start..end].to_string());
+                continue;
+            };
+            let new: Vec<usize> = numbers.map(|n| self.new_number(n)).collect();
+            for run in new.chunk_by(|a, b| b == &(a + 1)) {
+                pieces.push(if run.len() > 1 {
+                    format!("{}-{}", run[0], run[run.len() - 1])
+                } else {
+                    run[0].to_string()
+                });
+            }
+        }
+        let mut current = String::new();
+        for piece in pieces {
+            if !current.is_empty() && current.len() + piece.len() + 3 > MAX_MARKER_BYTES {
+                out.push('[');
+                out.push_str(&current);
+                out.push(']');
+                current.clear();
+            }
+            if !current.is_empty() {
+                current.push_str(", ");
+            }
+            current.push_str(&piece);
+        }
+        out.push('[');
+        out.push_str(&current);
+        out.push(']');
     }
 
     /// The resolution of everything recorded.

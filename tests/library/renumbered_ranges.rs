@@ -30,3 +30,30 @@ fn a_wide_range_renumbered_is_still_a_marker_citing_the_same_chips() {
     assert_eq!(cited, [(1, 2), (2, 1), (3, 1)]);
     assert_eq!(again.unknown.len(), resolution.unknown.len());
 }
+
+/// Found by the same target in CI: a marker padded with spaces (`[` and 57 spaces, then
+/// `1-100]`) grew past [`MAX_MARKER_BYTES`] when its range became runs, so the renumbered
+/// answer read it as text. Such a marker is written without its padding.
+#[test]
+fn a_padded_marker_renumbered_stays_a_marker() {
+    let results: Vec<MentorRagResult> = (0..4)
+        .map(|i| MentorRagResult::from_content(format!("Document {i}."), 0.9))
+        .collect();
+    let context = ContextBuilder::new(300).build().unwrap().assemble(&results);
+    let answer = format!("First [4], then [{}1-100].", " ".repeat(57));
+    let resolution = Resolver::for_context(&context)
+        .renumber(true)
+        .resolve(&answer);
+    let renumbered = resolution.answer.as_deref().unwrap();
+    assert_eq!(renumbered, "First [1], then [2-4, 1, 5-100].");
+    let again = Resolver::for_context(&context).resolve(renumbered);
+    let counts = |r: &mentor_context::citations::Resolution| {
+        r.cited
+            .iter()
+            .map(|c| (c.citation.index, c.count))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(counts(&again), [(1, 2), (2, 1), (3, 1), (4, 1)]);
+    assert_eq!(counts(&resolution).len(), 4);
+    assert_eq!(again.unknown.len(), resolution.unknown.len());
+}
