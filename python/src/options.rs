@@ -57,7 +57,7 @@ impl SealKey {
 
 /// A count given as a Python int: negative numbers are refused by name, as the command's
 /// `parse_count` refuses them, instead of surfacing as an `OverflowError`.
-fn count(name: &str, value: Option<i64>) -> PyResult<Option<usize>> {
+pub(crate) fn count(name: &str, value: Option<i64>) -> PyResult<Option<usize>> {
     value
         .map(|value| {
             usize::try_from(value).map_err(|_| {

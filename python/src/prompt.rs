@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use crate::depythonize::PyDeserializer;
 use crate::errors::{from_library, refused};
-use crate::options::{Options, SealKey};
+use crate::options::{Options, SealKey, count};
 use crate::pyser::to_python;
 use crate::results::read_request;
 
@@ -19,19 +19,6 @@ use crate::results::read_request;
 pub(crate) struct PyPromptAssembler {
     prompts: PromptAssembler,
     strict: bool,
-}
-
-/// A count given as a Python int, refused by name when negative.
-fn count(name: &str, value: Option<i64>) -> PyResult<Option<usize>> {
-    value
-        .map(|value| {
-            usize::try_from(value).map_err(|_| {
-                refused(format!(
-                    "{name}: negative; expected a whole number, 0 or more"
-                ))
-            })
-        })
-        .transpose()
 }
 
 #[pymethods]
