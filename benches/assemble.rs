@@ -203,7 +203,9 @@ fn cold(c: &mut Criterion) {
             let bpe = bpe(encoding);
             let builder = assembler(BUDGET, encoding);
             let text = produce(&builder, bpe, &results);
-            let bytes = builder.assemble_with_stats(&results).1.bytes_tokenized;
+            let bytes = mentor_context::machinery::assemble_with_stats(&builder, &results)
+                .1
+                .bytes_tokenized;
             eprintln!(
                 "cold/{name}/{}: {} bytes of text, {bytes} bytes tokenized ({:.3}x)",
                 short_name(encoding),
@@ -237,7 +239,7 @@ fn warm(c: &mut Criterion) {
                 .build()
                 .expect("valid configuration");
             let text = produce(&builder, bpe, &results);
-            let (again, stats) = builder.assemble_with_stats(&results);
+            let (again, stats) = mentor_context::machinery::assemble_with_stats(&builder, &results);
             let bytes = stats.bytes_tokenized;
             assert_eq!(again.text, text, "a warm run changed the text");
             eprintln!(

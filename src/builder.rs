@@ -138,6 +138,12 @@ impl ContextBuilder {
         self
     }
 
+    /// Counts with a tokenizer already shared (a tokenizer file's, loaded by settings).
+    pub(crate) fn tokenizer_shared(mut self, tokenizer: Arc<dyn TokenCounter>) -> Self {
+        self.choices.tokenizer = tokenizer;
+        self
+    }
+
     /// Writes blocks in `format`. Default: [`PlainFormat`](crate::format::PlainFormat).
     pub fn format(mut self, format: impl Format + 'static) -> Self {
         self.choices.format = Arc::new(format);
@@ -228,6 +234,12 @@ impl ContextBuilder {
     /// trusts a report only as far as its text is well-formed (see [`seal`](crate::seal)).
     pub fn seal_key(mut self, key: impl AsRef<[u8]>) -> Self {
         self.choices.seal_key = Some(SealKey::new(key.as_ref()));
+        self
+    }
+
+    /// Seals with a key already checked for nothing but being one (settings').
+    pub(crate) fn seal_key_shared(mut self, key: SealKey) -> Self {
+        self.choices.seal_key = Some(key);
         self
     }
 

@@ -229,7 +229,7 @@ impl TokenCounter for NamedAs {
 }
 
 fn not_readable(problem: String) -> Error {
-    Error::PreviousTurnMismatch { problem }
+    Error::previous_turn(crate::error::PreviousTurnReason::OtherLayout, problem)
 }
 
 #[cfg(test)]

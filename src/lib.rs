@@ -127,6 +127,7 @@
 //! Rust 1.91 (edition 2024; `str::floor_char_boundary`).
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod assembler;
 pub mod budget;
@@ -142,12 +143,14 @@ mod layout;
 #[cfg_attr(docsrs, doc(cfg(feature = "unstable_machinery")))]
 pub mod machinery;
 mod meter;
+mod names;
 mod offsets;
 mod options;
 pub mod prompt;
 mod provenance;
 mod record;
 pub mod seal;
+pub mod settings;
 pub mod tokenizer;
 pub mod wire;
 
@@ -167,9 +170,10 @@ struct ReadmeExamples;
 pub use assembler::Assembler;
 pub use builder::ContextBuilder;
 pub use context::{AssembledContext, Citation, Omission, OmitReason};
-pub use error::Error;
+pub use error::{Error, ErrorKind, PreviousTurnReason};
 pub use layout::Layout;
 pub use options::{Duplicates, Order, Overflow};
 pub use provenance::Fingerprint;
 pub use record::{MentorRagResult, Metadata};
+pub use settings::Settings;
 pub use tokenizer::Encoding;

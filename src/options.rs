@@ -2,16 +2,10 @@
 //! fit, with duplicates, and in which order blocks are written. Each reads and writes its
 //! name, for command lines and configuration files.
 
-use std::fmt;
-use std::str::FromStr;
-
-use serde::{Deserialize, Serialize};
-
-use crate::error::Error;
+use crate::names::named_choice;
 
 /// How the assembler treats the first block that does not fit in what is left of the budget.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum Overflow {
     /// Cut its content to fill the room left (at a grapheme boundary, preferring a sentence or
@@ -42,8 +36,7 @@ impl Overflow {
 }
 
 /// Which results count as duplicates of a better-ranked one, to be left out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum Duplicates {
     /// Results with the same source URL and the same content: keep the best-ranked one.
@@ -78,8 +71,7 @@ impl Duplicates {
 /// The order of the blocks in the text. Which results are chosen always follows the ranking
 /// by score (and the budget); this only arranges the chosen ones. Citation numbers follow
 /// the order in the text, so chip `n` is still marker `[n]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum Order {
     /// Best score first.
@@ -109,37 +101,19 @@ impl Order {
     }
 }
 
-/// `Display` and a case-insensitive `FromStr` by the names of `as_str`.
-macro_rules! named {
-    ($type:ty, $kind:literal, $expected:literal) => {
-        impl fmt::Display for $type {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-
-        impl FromStr for $type {
-            type Err = Error;
-
-            fn from_str(name: &str) -> Result<Self, Error> {
-                <$type>::ALL
-                    .into_iter()
-                    .map(|value| (value.as_str(), value))
-                    .find(|(known, _)| known.eq_ignore_ascii_case(name))
-                    .map(|(_, value)| value)
-                    .ok_or_else(|| Error::unknown_name($kind, name, $expected))
-            }
-        }
-    };
-}
-
-named!(Overflow, "overflow policy", "truncate, stop or skip");
-named!(
+named_choice!(Overflow, "overflow policy", "truncate, stop or skip");
+named_choice!(
     Duplicates,
     "duplicates mode",
-    "url-and-content, content or keep"
+    "url-and-content, content or keep",
+    legacy: ["urlAndContent" => Duplicates::UrlAndContent]
 );
-named!(Order, "order", "score, as-given or edges");
+named_choice!(
+    Order,
+    "order",
+    "score, as-given or edges",
+    legacy: ["asGiven" => Order::AsGiven]
+);
 
 #[cfg(test)]
 mod tests {

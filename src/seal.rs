@@ -70,7 +70,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use sha2::Sha256;
 
 use crate::context::AssembledContext;
-use crate::error::Error;
+use crate::error::{Error, PreviousTurnReason};
 
 /// The fewest bytes a seal key may have. HMAC takes any length, but a short key can be
 /// guessed; 32 random bytes use all the strength SHA-256 has.
@@ -134,7 +134,7 @@ impl<'de> Deserialize<'de> for Seal {
 }
 
 /// A key to seal reports with. Its bytes are never printed.
-#[derive(Clone)]
+#[derive(Clone, PartialEq, Eq)]
 pub(crate) struct SealKey(Arc<[u8]>);
 
 impl fmt::Debug for SealKey {
@@ -172,13 +172,20 @@ impl SealKey {
         &self,
         context: &AssembledContext<'_>,
         layout: &str,
-    ) -> Result<(), &'static str> {
-        let seal = context
-            .seal
-            .ok_or("it carries no seal, and this assembler continues only sealed reports")?;
-        self.mac(context, layout).verify_slice(&seal.0).map_err(
-            |_| "its seal does not match it: it was changed, or sealed with another key or layout",
-        )
+    ) -> Result<(), (PreviousTurnReason, &'static str)> {
+        let seal = context.seal.ok_or((
+            PreviousTurnReason::SealMissing,
+            "it carries no seal, and this assembler continues only sealed reports",
+        ))?;
+        self.mac(context, layout)
+            .verify_slice(&seal.0)
+            .map_err(|_| {
+                (
+                    PreviousTurnReason::SealMismatch,
+                    "its seal does not match it: it was changed, or sealed with another key or \
+                     layout",
+                )
+            })
     }
 
     fn mac(&self, context: &AssembledContext<'_>, layout: &str) -> Hmac<Sha256> {

@@ -97,7 +97,8 @@ pub(crate) fn run(args: &BenchArgs) -> Result<String, Failure> {
     for request in timed.iter().cycle().take(iterations) {
         let assembler = assembler_for(request.budget)?;
         let start = Instant::now();
-        let (context, stats) = assembler.assemble_with_stats(&request.results);
+        let (context, stats) =
+            mentor_context::machinery::assemble_with_stats(&assembler, &request.results);
         times.push(elapsed_ns(start));
         token_count = context.token_count;
         bytes_tokenized = stats.bytes_tokenized;

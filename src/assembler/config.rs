@@ -33,6 +33,7 @@ pub(crate) struct Choices {
     /// `None` until set: the default adapts to small budgets instead of failing them.
     pub(crate) min_truncated_tokens: Option<usize>,
     pub(crate) hidden_keys: Vec<String>,
+    /// As set; in a [`Config`], with its newline, or empty.
     pub(crate) header: String,
     pub(crate) cache: Option<TokenCache>,
     pub(crate) order: Order,
@@ -40,6 +41,7 @@ pub(crate) struct Choices {
     pub(crate) max_head_tokens: Option<usize>,
     pub(crate) window: Option<ModelWindow>,
     pub(crate) seal_key: Option<SealKey>,
+    /// With a dialect, a [`Config`]'s `format` is its [`DialectFormat`].
     pub(crate) dialect: Option<Dialect>,
 }
 
@@ -68,32 +70,23 @@ impl Choices {
     }
 }
 
-/// A configuration that can work: its choices checked, the header in the form it starts the
-/// text with, and the room a cut needs worked out for the budget.
+/// A configuration that can work: its choices checked, with the header in the form it
+/// starts the text with (its newline added) and a dialect's format in place of the format,
+/// and the room a cut needs worked out for the budget. The assembler's modules read the
+/// choices through it (`config.budget`).
 #[derive(Clone)]
 pub(crate) struct Config {
-    pub(crate) budget: usize,
-    pub(crate) tokenizer: Arc<dyn TokenCounter>,
-    pub(crate) format: Arc<dyn Format>,
-    pub(crate) overflow: Overflow,
-    pub(crate) duplicates: Duplicates,
-    pub(crate) min_score: Option<f32>,
-    pub(crate) max_blocks: Option<usize>,
+    choices: Choices,
     /// The least room a cut block needs for its content.
     pub(crate) min_truncated_tokens: usize,
-    pub(crate) hidden_keys: Vec<String>,
-    /// The header with its newline, or empty.
-    pub(crate) header: String,
-    pub(crate) cache: Option<TokenCache>,
-    pub(crate) order: Order,
-    pub(crate) max_per_source: Option<usize>,
-    pub(crate) max_head_tokens: Option<usize>,
-    pub(crate) window: Option<ModelWindow>,
-    pub(crate) seal_key: Option<SealKey>,
-    /// With a dialect, `format` is its [`DialectFormat`].
-    pub(crate) dialect: Option<Dialect>,
-    /// The minimum as set, for [`at_budget`](Self::at_budget): the default follows the budget.
-    min_truncated_set: Option<usize>,
+}
+
+impl std::ops::Deref for Config {
+    type Target = Choices;
+
+    fn deref(&self) -> &Choices {
+        &self.choices
+    }
 }
 
 impl Config {
@@ -104,39 +97,19 @@ impl Config {
     ///
     /// [`Error::NanMinScore`], [`Error::SealKeyTooShort`] and
     /// [`Error::MinTruncatedOverBudget`].
-    pub(crate) fn new(choices: Choices) -> Result<Config, Error> {
-        let Choices {
-            budget,
-            tokenizer,
-            format,
-            overflow,
-            duplicates,
-            min_score,
-            max_blocks,
-            min_truncated_tokens,
-            hidden_keys,
-            header,
-            cache,
-            order,
-            max_per_source,
-            max_head_tokens,
-            window,
-            seal_key,
-            dialect,
-        } = choices;
+    pub(crate) fn new(mut choices: Choices) -> Result<Config, Error> {
         // A dialect writes its own layout, whose text its budget counts.
-        let format = match dialect {
-            Some(dialect) => Arc::new(DialectFormat(dialect)),
-            None => format,
-        };
-        if min_score.is_some_and(f32::is_nan) {
+        if let Some(dialect) = choices.dialect {
+            choices.format = Arc::new(DialectFormat(dialect));
+        }
+        if choices.min_score.is_some_and(f32::is_nan) {
             return Err(Error::NanMinScore);
         }
-        if let Some(key) = &seal_key {
+        if let Some(key) = &choices.seal_key {
             key.check()?;
         }
-        let min_truncated_set = min_truncated_tokens;
-        let min_truncated_tokens = match min_truncated_tokens {
+        let budget = choices.budget;
+        let min_truncated_tokens = match choices.min_truncated_tokens {
             Some(min) if min > budget => {
                 return Err(Error::MinTruncatedOverBudget {
                     min_tokens: min,
@@ -146,29 +119,14 @@ impl Config {
             Some(min) => min,
             None => DEFAULT_MIN_TRUNCATED_TOKENS.min(budget),
         };
-        let header = match header.trim_end() {
+        // Trimming a header that already ends in its newline gives it back.
+        choices.header = match choices.header.trim_end() {
             "" => String::new(),
             h => format!("{h}\n"),
         };
         Ok(Config {
-            budget,
-            tokenizer,
-            format,
-            overflow,
-            duplicates,
-            min_score,
-            max_blocks,
+            choices,
             min_truncated_tokens,
-            hidden_keys,
-            header,
-            cache,
-            order,
-            max_per_source,
-            max_head_tokens,
-            window,
-            seal_key,
-            dialect,
-            min_truncated_set,
         })
     }
 
@@ -178,26 +136,10 @@ impl Config {
     ///
     /// As [`new`](Self::new).
     pub(crate) fn at_budget(&self, budget: usize) -> Result<Config, Error> {
-        let config = self.clone();
         Config::new(Choices {
             budget,
-            tokenizer: config.tokenizer,
-            format: config.format,
-            overflow: config.overflow,
-            duplicates: config.duplicates,
-            min_score: config.min_score,
-            max_blocks: config.max_blocks,
-            min_truncated_tokens: config.min_truncated_set,
-            hidden_keys: config.hidden_keys,
-            // Already trimmed, with its newline: trimming it again gives it back.
-            header: config.header,
-            cache: config.cache,
-            order: config.order,
-            max_per_source: config.max_per_source,
-            max_head_tokens: config.max_head_tokens,
             window: None,
-            seal_key: config.seal_key,
-            dialect: config.dialect,
+            ..self.choices.clone()
         })
     }
 }
@@ -221,8 +163,8 @@ impl Config {
     }
 
     /// What a seal covered besides the report when reports did not record their layout: a
-    /// sealed report of that time still continues. (Its dialect is in its `Debug` form, as it
-    /// was then.)
+    /// sealed report of that time still continues. Its dialect is written as that version
+    /// wrote it (the variant's name), fixed here rather than taken from `Debug`.
     pub(crate) fn unrecorded_layout(&self) -> String {
         let mut hidden: Vec<&str> = self.hidden_keys.iter().map(String::as_str).collect();
         hidden.sort_unstable();
@@ -233,40 +175,52 @@ impl Config {
             "header": self.header,
             "hidden_keys": hidden,
             "max_head_tokens": self.max_head_tokens,
-            "dialect": self.dialect.map(|dialect| format!("{dialect:?}")),
+            "dialect": self.dialect.map(unrecorded_dialect_name),
         })
         .to_string()
     }
 }
 
-/// Writes the fields both structs share, under `name`.
-macro_rules! debug_choices {
-    ($type:ty, $name:literal) => {
-        impl std::fmt::Debug for $type {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.debug_struct($name)
-                    .field("budget", &self.budget)
-                    .field("tokenizer", &self.tokenizer.name())
-                    .field("format", &self.format.name())
-                    .field("overflow", &self.overflow)
-                    .field("duplicates", &self.duplicates)
-                    .field("min_score", &self.min_score)
-                    .field("max_blocks", &self.max_blocks)
-                    .field("min_truncated_tokens", &self.min_truncated_tokens)
-                    .field("hidden_keys", &self.hidden_keys)
-                    .field("header", &self.header)
-                    .field("cache", &self.cache)
-                    .field("order", &self.order)
-                    .field("max_per_source", &self.max_per_source)
-                    .field("max_head_tokens", &self.max_head_tokens)
-                    .field("window", &self.window)
-                    .field("seal_key", &self.seal_key)
-                    .field("dialect", &self.dialect)
-                    .finish()
-            }
-        }
-    };
+impl std::fmt::Debug for Choices {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ContextBuilder")
+            .field("budget", &self.budget)
+            .field("tokenizer", &self.tokenizer.name())
+            .field("format", &self.format.name())
+            .field("overflow", &self.overflow)
+            .field("duplicates", &self.duplicates)
+            .field("min_score", &self.min_score)
+            .field("max_blocks", &self.max_blocks)
+            .field("min_truncated_tokens", &self.min_truncated_tokens)
+            .field("hidden_keys", &self.hidden_keys)
+            .field("header", &self.header)
+            .field("cache", &self.cache)
+            .field("order", &self.order)
+            .field("max_per_source", &self.max_per_source)
+            .field("max_head_tokens", &self.max_head_tokens)
+            .field("window", &self.window)
+            .field("seal_key", &self.seal_key)
+            .field("dialect", &self.dialect)
+            .finish()
+    }
 }
 
-debug_choices!(Choices, "ContextBuilder");
-debug_choices!(Config, "Config");
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Config")
+            .field("choices", &self.choices)
+            .field("min_truncated_tokens", &self.min_truncated_tokens)
+            .finish()
+    }
+}
+
+/// A dialect as seals written before reports recorded their layout named it.
+fn unrecorded_dialect_name(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::Anthropic => "Anthropic",
+        Dialect::AnthropicDocuments => "AnthropicDocuments",
+        Dialect::Bedrock => "Bedrock",
+        Dialect::Cohere => "Cohere",
+        Dialect::Mistral => "Mistral",
+    }
+}

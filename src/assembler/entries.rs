@@ -35,14 +35,12 @@ impl Assembler {
     ///
     /// # Errors
     ///
-    /// [`Error::Response`] when this assembler writes no dialect;
+    /// [`Error::NoDialect`] when this assembler writes no dialect;
     /// [`Error::PreviousTurnMismatch`] when `context` was not written by it (another dialect,
     /// an edited text), as for [`contents`](Self::contents).
     pub fn entries(&self, context: &AssembledContext<'_>) -> Result<Vec<Entry>, Error> {
         let Inner { config, .. } = &*self.inner;
-        let dialect = config.dialect.ok_or_else(|| Error::Response {
-            problem: "this assembler writes text, not a dialect's entries".to_string(),
-        })?;
+        let dialect = config.dialect.ok_or(Error::NoDialect)?;
         let Inner { frame, .. } = &*self.inner;
         let read = Assembly::new(config, frame).read_blocks(context)?;
         let mut entries = Vec::with_capacity(read.len());

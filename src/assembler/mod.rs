@@ -30,11 +30,12 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::budget::ModelWindow;
 use crate::context::AssembledContext;
 use crate::dialects::Dialect;
 use crate::error::Error;
 use crate::format::Format;
-use crate::options::{Duplicates, Overflow};
+use crate::options::{Duplicates, Order, Overflow};
 use crate::record::MentorRagResult;
 use crate::tokenizer::{TokenCache, TokenCounter};
 pub use config::DEFAULT_MIN_TRUNCATED_TOKENS;
@@ -128,18 +129,6 @@ impl Assembler {
         self.run(results).0
     }
 
-    /// [`assemble`](Self::assemble), also returning what the assembly cost (feature
-    /// `unstable_machinery`).
-    #[cfg(feature = "unstable_machinery")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "unstable_machinery")))]
-    #[must_use]
-    pub fn assemble_with_stats<'r>(
-        &self,
-        results: &'r [MentorRagResult],
-    ) -> (AssembledContext<'r>, AssemblyStats) {
-        self.run(results)
-    }
-
     pub(crate) fn run<'r>(
         &self,
         results: &'r [MentorRagResult],
@@ -225,6 +214,36 @@ impl Assembler {
     #[must_use]
     pub fn cache(&self) -> Option<&TokenCache> {
         self.inner.config.cache.as_ref()
+    }
+
+    /// The order blocks are arranged in.
+    #[must_use]
+    pub fn order(&self) -> Order {
+        self.inner.config.order
+    }
+
+    /// The most blocks from one source URL, if limited.
+    #[must_use]
+    pub fn max_per_source(&self) -> Option<usize> {
+        self.inner.config.max_per_source
+    }
+
+    /// The most tokens a block's head may take, if capped.
+    #[must_use]
+    pub fn max_head_tokens(&self) -> Option<usize> {
+        self.inner.config.max_head_tokens
+    }
+
+    /// The model window the budget came from, if it came from one.
+    #[must_use]
+    pub fn window(&self) -> Option<&ModelWindow> {
+        self.inner.config.window.as_ref()
+    }
+
+    /// Whether reports are sealed, and only sealed ones continued. The key is never shown.
+    #[must_use]
+    pub fn seals(&self) -> bool {
+        self.inner.config.seal_key.is_some()
     }
 
     /// The layout this assembler's reports record: what they are compared with when read

@@ -125,12 +125,7 @@ mod entries;
 mod format;
 mod response;
 
-use std::fmt;
-use std::str::FromStr;
-
-use serde::{Deserialize, Serialize};
-
-use crate::error::Error;
+use crate::names::named_choice;
 
 pub use entries::{
     AnthropicBlock, AnthropicSource, BedrockDocument, BedrockDocumentBlock, BedrockSource,
@@ -142,8 +137,7 @@ pub use format::DialectFormat;
 pub use response::ResponseStream;
 
 /// A model API's own way of carrying documents and citations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Dialect {
     /// Anthropic Messages `search_result` content blocks, cited as `search_result_location`.
@@ -189,29 +183,11 @@ impl Dialect {
     }
 }
 
-impl fmt::Display for Dialect {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Dialect {
-    type Err = Error;
-
-    /// Reads a dialect's name, in any letter case.
-    fn from_str(name: &str) -> Result<Dialect, Error> {
-        Dialect::ALL
-            .into_iter()
-            .find(|dialect| dialect.as_str().eq_ignore_ascii_case(name))
-            .ok_or_else(|| {
-                Error::unknown_name(
-                    "dialect",
-                    name,
-                    "anthropic, anthropic-documents, bedrock, cohere or mistral",
-                )
-            })
-    }
-}
+named_choice!(
+    Dialect,
+    "dialect",
+    "anthropic, anthropic-documents, bedrock, cohere or mistral"
+);
 
 #[cfg(test)]
 mod tests {

@@ -1,13 +1,9 @@
 //! The built-in formats, chosen by name at run time.
 
+use crate::names::named_choice;
 use std::borrow::Cow;
-use std::fmt;
-use std::str::FromStr;
-
-use serde::{Deserialize, Serialize};
 
 use super::{BlockHead, Format, PlainFormat, XmlFormat};
-use crate::error::Error;
 
 /// One of the formats that ship with the crate, chosen at run time: from a command line, a
 /// configuration file or a request.
@@ -23,8 +19,7 @@ use crate::error::Error;
 /// assert!(context.text.starts_with("<documents>"));
 /// # Ok::<(), mentor_context::Error>(())
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum BuiltinFormat {
     /// [`PlainFormat`], the default.
@@ -37,6 +32,15 @@ pub enum BuiltinFormat {
 impl BuiltinFormat {
     /// Every built-in format, in a fixed order.
     pub const ALL: [BuiltinFormat; 2] = [BuiltinFormat::Plain, BuiltinFormat::Xml];
+
+    /// The format's name: `"plain"` or `"xml"`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BuiltinFormat::Plain => "plain",
+            BuiltinFormat::Xml => "xml",
+        }
+    }
 
     /// The format itself.
     #[must_use]
@@ -75,23 +79,7 @@ impl Format for BuiltinFormat {
     }
 }
 
-impl fmt::Display for BuiltinFormat {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.format().name())
-    }
-}
-
-impl FromStr for BuiltinFormat {
-    type Err = Error;
-
-    /// Reads `plain` or `xml`, in any letter case.
-    fn from_str(name: &str) -> Result<Self, Error> {
-        BuiltinFormat::ALL
-            .into_iter()
-            .find(|format| format.format().name().eq_ignore_ascii_case(name))
-            .ok_or_else(|| Error::unknown_name("format", name, "plain or xml"))
-    }
-}
+named_choice!(BuiltinFormat, "format", "plain or xml");
 
 #[cfg(test)]
 mod tests {

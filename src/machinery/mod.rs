@@ -49,6 +49,16 @@ pub fn deserialize_request_into<'de, D: Deserializer<'de>>(
     crate::wire::deserialize_request_into(deserializer, unknown, parsed)
 }
 
+/// [`Assembler::assemble`], also returning what the assembly cost: for benchmarks and
+/// performance gates.
+#[must_use]
+pub fn assemble_with_stats<'r>(
+    assembler: &Assembler,
+    results: &'r [MentorRagResult],
+) -> (AssembledContext<'r>, AssemblyStats) {
+    assembler.run(results)
+}
+
 /// Whether splitting `text` at byte `at` keeps every pre-tokenizer piece whole in all four
 /// OpenAI encodings, so that the counts of the halves add up to the count of the whole: the
 /// rule the built-in formats are written to (see `ARCHITECTURE.md`, "Exact counts").

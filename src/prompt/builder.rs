@@ -1,20 +1,15 @@
 //! [`PromptBuilder`]: the whole prompt's configuration, checked once by
 //! [`build`](PromptBuilder::build).
 
-use std::fmt;
-use std::str::FromStr;
-
-use serde::{Deserialize, Serialize};
-
 use super::assemble::PromptAssembler;
 use super::{ChatTemplate, ConversationDate};
 use crate::ContextBuilder;
 use crate::error::Error;
+use crate::names::named_choice;
 use crate::tokenizer::TokenCache;
 
 /// Where the context goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum ContextPlacement {
     /// Before the question, in the last user message. The system message and the history
@@ -48,22 +43,11 @@ impl ContextPlacement {
     }
 }
 
-impl fmt::Display for ContextPlacement {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for ContextPlacement {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        ContextPlacement::ALL
-            .into_iter()
-            .find(|p| p.as_str().eq_ignore_ascii_case(s))
-            .ok_or_else(|| Error::unknown_name("context placement", s, "user, system or documents"))
-    }
-}
+named_choice!(
+    ContextPlacement,
+    "context placement",
+    "user, system or documents"
+);
 
 /// The configuration of a [`PromptAssembler`]: the model's chat template and window, then
 /// what differs from the defaults; [`build`](Self::build) checks it once.

@@ -21,12 +21,16 @@ use crate::meter::Checkpoint;
 /// use mentor_context::{ContextBuilder, MentorRagResult};
 /// use mentor_context::tokenizer::TokenCache;
 ///
-/// let assembler = ContextBuilder::new(500).cache(TokenCache::new(64 << 20)).build()?;
+/// let cache = TokenCache::new(64 << 20);
+/// let assembler = ContextBuilder::new(500).cache(cache.clone()).build()?;
 /// let results = [MentorRagResult::from_content("Cached once, counted once.", 1.0)];
-/// let (cold, cold_stats) = assembler.assemble_with_stats(&results);
-/// let (warm, warm_stats) = assembler.assemble_with_stats(&results);
+/// let cold = assembler.assemble(&results);
+/// let counted = cache.len();
+/// assert!(counted > 0);
+/// // The same documents again: the counts come from the cache, and nothing new is counted.
+/// let warm = assembler.assemble(&results);
 /// assert_eq!(cold, warm);
-/// assert!(warm_stats.bytes_tokenized < cold_stats.bytes_tokenized);
+/// assert_eq!(cache.len(), counted);
 /// # Ok::<(), mentor_context::Error>(())
 /// ```
 #[derive(Debug, Clone)]

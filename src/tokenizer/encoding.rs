@@ -1,9 +1,8 @@
 //! OpenAI's encodings by name: which vocabulary and pre-tokenizer pattern count.
 
-use serde::{Deserialize, Serialize};
-
 use super::{Engine, OpenAiTokenizer, TokenCounter, openai_splits_exactly};
 use crate::error::Error;
+use crate::names::named_choice;
 
 /// One of OpenAI's byte-pair encodings: the vocabulary that counts.
 ///
@@ -21,8 +20,7 @@ use crate::error::Error;
 /// assert_eq!(encoding.count("hello world"), 2);
 /// # Ok::<(), mentor_context::Error>(())
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum Encoding {
     /// `o200k_base`: GPT-4o, GPT-4.1, GPT-5, o1, o3, o4.
@@ -64,18 +62,21 @@ impl Encoding {
     /// [`Error::ModelNamedAsEncoding`] for an OpenAI model's name (`gpt-4o`), which
     /// [`for_model`](Self::for_model) takes; [`Error::UnknownEncoding`] for any other name.
     pub fn from_name(name: &str) -> Result<Encoding, Error> {
-        Encoding::ALL
-            .into_iter()
-            .find(|e| e.as_str() == name)
-            .ok_or_else(|| match Encoding::for_model(name) {
-                Ok(encoding) => Error::ModelNamedAsEncoding {
-                    name: name.to_string(),
-                    encoding: encoding.as_str(),
-                },
-                Err(_) => Error::UnknownEncoding {
-                    name: name.to_string(),
-                },
-            })
+        name.parse()
+    }
+
+    /// The error for `name`, which names no encoding: a model's name is pointed to
+    /// [`for_model`](Self::for_model).
+    fn unknown(name: &str) -> Error {
+        match Encoding::for_model(name) {
+            Ok(encoding) => Error::ModelNamedAsEncoding {
+                name: name.to_string(),
+                encoding: encoding.as_str(),
+            },
+            Err(_) => Error::UnknownEncoding {
+                name: name.to_string(),
+            },
+        }
     }
 
     /// The encoding an OpenAI model uses, by model name: `gpt-4o` is `o200k_base`, `gpt-4` is
@@ -142,18 +143,12 @@ impl Encoding {
     }
 }
 
-impl std::fmt::Display for Encoding {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for Encoding {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Encoding::from_name(s)
-    }
-}
+named_choice!(
+    Encoding,
+    "encoding",
+    "o200k_base, cl100k_base, p50k_base or r50k_base",
+    unknown: Encoding::unknown
+);
 
 /// Counts with the [`default_engine`](Encoding::default_engine); the counts are the same
 /// whichever engine counts (the engines are tested against each other).

@@ -2,10 +2,9 @@
 //! lengths and contexts (`tests/library/engines.rs` checks it); they differ in speed, start-up time and
 //! what they survive.
 
-use serde::{Deserialize, Serialize};
-
 use super::{Encoding, TokenCounter, bpe_openai, openai_splits_exactly, tiktoken};
 use crate::error::Error;
+use crate::names::named_choice;
 
 /// Tokens never span more bytes than this in any of the four encodings (measured: the longest
 /// token of each vocabulary is 128 bytes).
@@ -22,8 +21,7 @@ const OPENAI_MAX_TOKEN_BYTES: usize = 128;
 /// assert_eq!("tiktoken".parse::<Engine>()?, Engine::Tiktoken);
 /// # Ok::<(), mentor_context::Error>(())
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum Engine {
     /// GitHub's `bpe-openai`: `o200k_base` and `cl100k_base` only. Loads in about a fifth of
@@ -55,10 +53,7 @@ impl Engine {
     ///
     /// [`Error::UnknownName`] for any other name.
     pub fn from_name(name: &str) -> Result<Engine, Error> {
-        Engine::ALL
-            .into_iter()
-            .find(|e| e.as_str() == name)
-            .ok_or_else(|| Error::unknown_name("engine", name, "bpe-openai or tiktoken"))
+        name.parse()
     }
 
     /// Whether this engine can count `encoding`.
@@ -71,18 +66,7 @@ impl Engine {
     }
 }
 
-impl std::fmt::Display for Engine {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for Engine {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Engine::from_name(s)
-    }
-}
+named_choice!(Engine, "engine", "bpe-openai or tiktoken");
 
 /// An [`Encoding`] counted by a chosen [`Engine`]; made by [`Encoding::with_engine`].
 ///

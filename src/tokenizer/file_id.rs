@@ -12,7 +12,7 @@ pub(super) fn load_file<T>(
     path: &Path,
     from_slice: impl FnOnce(&[u8]) -> Result<T, Error>,
 ) -> Result<T, Error> {
-    let bytes = std::fs::read(path).map_err(|e| Error::tokenizer_file(path, &e))?;
+    let bytes = std::fs::read(path).map_err(|e| Error::tokenizer_file(path, e))?;
     from_slice(&bytes).map_err(|e| e.in_file(path))
 }
 

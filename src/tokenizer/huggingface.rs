@@ -97,6 +97,25 @@ impl HuggingFaceTokenizer {
         })
     }
 
+    /// A tokenizer the caller has already loaded with the `tokenizers` crate, configured as
+    /// [`from_slice`](Self::from_slice) configures a file's (special tokens as text, no
+    /// truncation or padding). What the file's shape allows is worked out from the tokenizer
+    /// written out again as JSON, so this costs about a load; the name's hash is of that JSON,
+    /// which need not be the bytes of the file it came from, so a report counted with
+    /// [`from_file`](Self::from_file) is continued by a tokenizer from the same file, not by
+    /// this one.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::TokenizerFile`] when the tokenizer cannot be written out, or what it writes is
+    /// not a tokenizer [`from_slice`](Self::from_slice) reads.
+    pub fn from_tokenizer(tokenizer: &Tokenizer) -> Result<HuggingFaceTokenizer, Error> {
+        let json = tokenizer
+            .to_string(false)
+            .map_err(|e| Error::tokenizer_data(e.to_string()))?;
+        HuggingFaceTokenizer::from_slice(json.as_bytes())
+    }
+
     /// The token ids of `text`, encoded as ordinary text (as the Python package's
     /// `encode(text, add_special_tokens=False)` with `encode_special_tokens = True`); empty if
     /// the `tokenizers` crate refuses the text (no `&str` is known to make it).
@@ -199,9 +218,43 @@ impl TokenCounter for HuggingFaceTokenizer {
     }
 }
 
+impl TryFrom<&Tokenizer> for HuggingFaceTokenizer {
+    type Error = Error;
+
+    /// [`HuggingFaceTokenizer::from_tokenizer`].
+    fn try_from(tokenizer: &Tokenizer) -> Result<HuggingFaceTokenizer, Error> {
+        HuggingFaceTokenizer::from_tokenizer(tokenizer)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A byte-pair tokenizer of three tokens, `a`, `b` and `ab`.
+    const TINY: &str = r#"{"version": "1.0", "truncation": null, "padding": null,
+        "added_tokens": [{"id": 3, "content": "<s>", "single_word": false, "lstrip": false,
+            "rstrip": false, "normalized": false, "special": true}],
+        "normalizer": null, "pre_tokenizer": null, "post_processor": null, "decoder": null,
+        "model": {"type": "BPE", "dropout": null, "unk_token": null,
+            "continuing_subword_prefix": null, "end_of_word_suffix": null,
+            "fuse_unk": false, "byte_fallback": false, "ignore_merges": false,
+            "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}}"#;
+
+    #[test]
+    fn a_loaded_tokenizer_counts_as_its_file_does() {
+        let loaded: Tokenizer = TINY.parse().expect("the tokenizers crate reads it");
+        let ours = HuggingFaceTokenizer::try_from(&loaded).unwrap();
+        let file = HuggingFaceTokenizer::from_slice(TINY.as_bytes()).unwrap();
+        for text in ["abab", "aab", "ba", "<s>ab"] {
+            assert_eq!(ours.count(text), file.count(text), "{text}");
+            assert_eq!(ours.encode(text), file.encode(text), "{text}");
+        }
+        assert_eq!(ours.count("abab"), 2);
+        // Configured as a file is: the special token is text.
+        assert_eq!(ours.count("<s>"), file.count("<s>"));
+        assert!(ours.encode("<s>").iter().all(|&id| id != 3));
+    }
 
     #[test]
     fn bad_files_name_the_problem() {

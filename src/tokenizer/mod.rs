@@ -17,6 +17,7 @@ mod cache;
 mod encoding;
 mod engine;
 mod file_id;
+mod file_kind;
 #[cfg(feature = "huggingface")]
 mod hf_load;
 #[cfg(feature = "huggingface")]
@@ -34,6 +35,7 @@ mod vocabulary;
 pub use cache::TokenCache;
 pub use encoding::Encoding;
 pub use engine::{Engine, OpenAiTokenizer};
+pub use file_kind::TokenizerKind;
 #[cfg(feature = "huggingface")]
 pub use huggingface::HuggingFaceTokenizer;
 #[cfg(all(feature = "huggingface", feature = "unstable_machinery"))]

@@ -21,7 +21,7 @@
 
 mod in_place;
 mod result;
-mod similar;
+pub(crate) mod similar;
 
 use std::fmt;
 use std::sync::Arc;

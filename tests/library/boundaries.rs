@@ -266,11 +266,9 @@ fn a_cached_whole_block_that_no_longer_fits_is_cut_as_without_a_cache() {
                 .assemble(&results);
             for budget in [1200, 2500, 4000] {
                 let cold = builder(budget).build().unwrap().assemble(&results);
-                let (warm, stats) = builder(budget)
-                    .cache(cache.clone())
-                    .build()
-                    .unwrap()
-                    .assemble_with_stats(&results);
+                let cached = builder(budget).cache(cache.clone()).build().unwrap();
+                let (warm, stats) =
+                    mentor_context::machinery::assemble_with_stats(&cached, &results);
                 assert_eq!(warm, cold, "{encoding} xml={xml} budget {budget}");
                 cuts += usize::from(cold.citations.last().unwrap().truncated);
                 // Around the cut only: the stretches between checkpoints (32 tokens) on either

@@ -37,7 +37,8 @@ fn cases() -> Vec<(String, Vec<MentorRagResult>, ContextBuilder)> {
 #[test]
 fn default_policy_tokenizes_at_most_ten_percent_beyond_the_text() {
     for (label, results, builder) in cases() {
-        let (context, stats) = builder.build().unwrap().assemble_with_stats(&results);
+        let (context, stats) =
+            mentor_context::machinery::assemble_with_stats(&builder.build().unwrap(), &results);
         let bytes = stats.bytes_tokenized;
         let ratio = bytes as f64 / context.text.len() as f64;
         assert!(
@@ -51,11 +52,8 @@ fn default_policy_tokenizes_at_most_ten_percent_beyond_the_text() {
 #[test]
 fn stop_policy_pays_at_most_part_of_the_rejected_block() {
     for (label, results, builder) in cases() {
-        let (context, stats) = builder
-            .overflow(Overflow::Stop)
-            .build()
-            .unwrap()
-            .assemble_with_stats(&results);
+        let assembler = builder.overflow(Overflow::Stop).build().unwrap();
+        let (context, stats) = mentor_context::machinery::assemble_with_stats(&assembler, &results);
         let bytes = stats.bytes_tokenized;
         let k = context.citations.len() as f64;
         let ratio = bytes as f64 / context.text.len() as f64;
@@ -71,8 +69,8 @@ fn stop_policy_pays_at_most_part_of_the_rejected_block() {
 fn warm_path_tokenizes_only_around_the_cut() {
     for (label, results, builder) in cases() {
         let cached = builder.cache(TokenCache::new(64 << 20)).build().unwrap();
-        let (cold, cold_stats) = cached.assemble_with_stats(&results);
-        let (warm, warm_stats) = cached.assemble_with_stats(&results);
+        let (cold, cold_stats) = mentor_context::machinery::assemble_with_stats(&cached, &results);
+        let (warm, warm_stats) = mentor_context::machinery::assemble_with_stats(&cached, &results);
         assert_eq!(warm, cold, "{label}: the cache changed the result");
         let bytes = warm_stats.bytes_tokenized;
         // A cache that remembered nothing would tokenize as much again.
@@ -95,7 +93,8 @@ fn a_cold_assembly_tokenizes_at_least_its_blocks() {
     for (label, results, builder) in cases() {
         for overflow in [Overflow::Truncate, Overflow::Stop, Overflow::Skip] {
             let assembler = builder.clone().overflow(overflow).build().unwrap();
-            let (context, stats) = assembler.assemble_with_stats(&results);
+            let (context, stats) =
+                mentor_context::machinery::assemble_with_stats(&assembler, &results);
             let layout = if label.contains("xml=true") {
                 "<documents>\n</documents>\n".len()
             } else {

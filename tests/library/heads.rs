@@ -57,7 +57,8 @@ fn megabyte_head_fields_never_panic_and_cost_follows_the_budget() {
                             .overflow(overflow)
                             .build()
                             .unwrap();
-                        let (context, stats) = assembler.assemble_with_stats(&results);
+                        let (context, stats) =
+                            mentor_context::machinery::assemble_with_stats(&assembler, &results);
                         let xml = format == BuiltinFormat::Xml;
                         common::check_invariants(&context, &results, &tokenizer, xml, None);
                         // Finding out whether the head fits costs a few calls of what
@@ -147,7 +148,7 @@ fn a_custom_counter_gets_bounded_calls_whatever_it_says() {
             .tokenizer(counter.clone())
             .build()
             .unwrap();
-        let (context, stats) = assembler.assemble_with_stats(&results);
+        let (context, stats) = mentor_context::machinery::assemble_with_stats(&assembler, &results);
         assert_eq!(
             Encoding::O200kBase.count(&context.text),
             context.token_count

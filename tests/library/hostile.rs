@@ -149,7 +149,10 @@ fn megabyte_runs_never_panic_and_stay_exact() {
                     let builder = ContextBuilder::new(budget)
                         .tokenizer(encoding)
                         .overflow(overflow);
-                    let (context, stats) = builder.build().unwrap().assemble_with_stats(&results);
+                    let (context, stats) = mentor_context::machinery::assemble_with_stats(
+                        &builder.build().unwrap(),
+                        &results,
+                    );
                     common::check_invariants(&context, &results, &encoding, false, None);
                     // Bounded work: what the text holds, plus a few attempts at what could
                     // still fit (a token spans 128 bytes at most, and a call what the

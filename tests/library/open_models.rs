@@ -472,7 +472,10 @@ fn hostile_megabytes_are_bounded_by_the_budget() {
                     let builder = ContextBuilder::new(budget)
                         .tokenizer(tokenizer)
                         .overflow(overflow);
-                    let (context, stats) = builder.build().unwrap().assemble_with_stats(&results);
+                    let (context, stats) = mentor_context::machinery::assemble_with_stats(
+                        &builder.build().unwrap(),
+                        &results,
+                    );
                     common::check_invariants(&context, &results, tokenizer, false, None);
                     let reach = (budget + 1)
                         .saturating_mul(tokenizer.max_token_bytes())

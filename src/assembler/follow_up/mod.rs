@@ -17,7 +17,7 @@ pub(super) use previous::head_of;
 use super::placing::Assembly;
 use super::{Assembler, AssemblyStats, Inner};
 use crate::context::{AssembledContext, Citation, Omission, OmitReason};
-use crate::error::Error;
+use crate::error::{Error, PreviousTurnReason as Reason};
 use crate::provenance::Fingerprint;
 use crate::record::MentorRagResult;
 use previous::Previous;
@@ -144,7 +144,12 @@ impl<'r> Assembly<'_, 'r> {
         // each is counted again from its block.
         self.check_counts(earlier, &read, old)?;
         // The report's own count is not trusted: the text is counted again, in bounded calls.
-        let uncountable = || mismatch("its text has a stretch too long to count".to_string());
+        let uncountable = || {
+            Error::previous_turn(
+                Reason::EditedText,
+                "its text has a stretch too long to count",
+            )
+        };
         let old_tokens = self.meter.count(old).ok_or_else(uncountable)?;
         let budget = self.config.budget;
         if old_tokens > budget {
@@ -196,12 +201,15 @@ impl<'r> Assembly<'_, 'r> {
             let head = self.meter.count(&text[block.head.clone()]);
             let body = self.meter.count(&text[block.body.clone()]);
             if head.zip(body).map(|(head, body)| head + body) != Some(citation.token_count) {
-                return Err(mismatch(format!(
-                    "block {}: its citation counts {} tokens, and its text {}",
-                    citation.index,
-                    citation.token_count,
-                    whole.map_or("cannot be counted".to_string(), |n| format!("counts {n}"))
-                )));
+                return Err(Error::previous_turn(
+                    Reason::EditedBlock(citation.index),
+                    format!(
+                        "block {}: its citation counts {} tokens, and its text {}",
+                        citation.index,
+                        citation.token_count,
+                        whole.map_or("cannot be counted".to_string(), |n| format!("counts {n}"))
+                    ),
+                ));
             }
         }
         Ok(())
@@ -257,8 +265,4 @@ impl<'r> Assembly<'_, 'r> {
             self.text.push_str(&self.frame.close);
         }
     }
-}
-
-pub(super) fn mismatch(problem: String) -> Error {
-    Error::PreviousTurnMismatch { problem }
 }

@@ -12,12 +12,11 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::ops::Range;
 
-use super::mismatch;
 use crate::assembler::head::write_head;
 use crate::assembler::placing::Assembly;
 use crate::context::{AssembledContext, Citation};
 use crate::dialects::Dialect;
-use crate::error::Error;
+use crate::error::{Error, PreviousTurnReason as Reason};
 use crate::format::BlockHead;
 use crate::provenance::{Fingerprint, utf16_len};
 use crate::record::{MentorRagResult, Metadata};
@@ -56,20 +55,26 @@ impl Assembly<'_, '_> {
     ) -> Result<Previous<'t>, Error> {
         let name = self.config.tokenizer.name();
         if previous.encoding != name {
-            return Err(mismatch(format!(
-                "it was counted with {}, this assembler counts with {name}",
-                previous.encoding
-            )));
+            return Err(Error::previous_turn(
+                Reason::OtherTokenizer,
+                format!(
+                    "it was counted with {}, this assembler counts with {name}",
+                    previous.encoding
+                ),
+            ));
         }
         if previous.dialect != self.config.dialect {
             let name = |dialect: Option<Dialect>| {
                 dialect.map_or("text".to_string(), |d| format!("the {d} dialect"))
             };
-            return Err(mismatch(format!(
-                "it was assembled for {}, this assembler writes {}",
-                name(previous.dialect),
-                name(self.config.dialect)
-            )));
+            return Err(Error::previous_turn(
+                Reason::OtherLayout,
+                format!(
+                    "it was assembled for {}, this assembler writes {}",
+                    name(previous.dialect),
+                    name(self.config.dialect)
+                ),
+            ));
         }
         let earlier = &previous.citations;
         if let Some((n, chip)) = earlier
@@ -77,11 +82,14 @@ impl Assembly<'_, '_> {
             .enumerate()
             .find(|(n, chip)| chip.index != n + 1)
         {
-            return Err(mismatch(format!(
-                "chip {} is numbered {}; chips must be numbered 1..n",
-                n + 1,
-                chip.index
-            )));
+            return Err(Error::previous_turn(
+                Reason::EditedText,
+                format!(
+                    "chip {} is numbered {}; chips must be numbered 1..n",
+                    n + 1,
+                    chip.index
+                ),
+            ));
         }
         // The layout the report records is compared first, so that the part that differs is
         // named (a report of an older version records none, and is read as before).
@@ -90,7 +98,7 @@ impl Assembly<'_, '_> {
             .as_ref()
             .and_then(|layout| layout.difference(&self.config.layout()))
         {
-            return Err(mismatch(problem));
+            return Err(Error::previous_turn(Reason::OtherLayout, problem));
         }
         if let Some(key) = &self.config.seal_key {
             let layout = match previous.layout {
@@ -98,7 +106,7 @@ impl Assembly<'_, '_> {
                 None => self.config.unrecorded_layout(),
             };
             key.verify(previous, &layout)
-                .map_err(|problem| mismatch(problem.to_string()))?;
+                .map_err(|(reason, problem)| Error::previous_turn(reason, problem))?;
         }
         let old = previous.text.as_str();
         let (header, frame) = (self.config.header.as_str(), self.frame);
@@ -106,21 +114,26 @@ impl Assembly<'_, '_> {
             // No blocks: the text was the header alone (or nothing), which a new assembly
             // starts with anyway.
             if !old.is_empty() && old != header {
-                return Err(mismatch(
+                return Err(Error::previous_turn(
+                    Reason::EditedText,
                     "it has no blocks, yet its text is not this header".to_string(),
                 ));
             }
             return Ok(Previous::Empty);
         }
-        let prefix = old
-            .strip_suffix(frame.close.as_str())
-            .ok_or_else(|| mismatch("its text does not end with this format's closing".into()))?;
+        let prefix = old.strip_suffix(frame.close.as_str()).ok_or_else(|| {
+            Error::previous_turn(
+                Reason::EditedText,
+                "its text does not end with this format's closing",
+            )
+        })?;
         if !prefix
             .strip_prefix(header)
             .is_some_and(|rest| rest.starts_with(frame.open.as_str()))
         {
-            return Err(mismatch(
-                "its text does not start with this header and format's opening".into(),
+            return Err(Error::previous_turn(
+                Reason::EditedText,
+                "its text does not start with this header and format's opening",
             ));
         }
         let read = if read_back {
@@ -157,10 +170,13 @@ impl Assembly<'_, '_> {
             });
         }
         if at != prefix.len() {
-            return Err(mismatch(format!(
-                "its text goes on after block {} where no citation accounts for it",
-                citations.len()
-            )));
+            return Err(Error::previous_turn(
+                Reason::EditedText,
+                format!(
+                    "its text goes on after block {} where no citation accounts for it",
+                    citations.len()
+                ),
+            ));
         }
         Ok(read)
     }
@@ -180,18 +196,22 @@ impl Assembly<'_, '_> {
         if !rest.starts_with(&head) {
             let reordered = self.reordered_head(citation, &result, rest, head.lines().count());
             let Some((found, found_shortened, in_order)) = reordered else {
-                return Err(mismatch(format!(
-                    "the head of block {n} is not in its text as this format writes it"
-                )));
+                return Err(Error::previous_turn(
+                    Reason::EditedBlock(n),
+                    format!("the head of block {n} is not in its text as this format writes it"),
+                ));
             };
             (head, shortened, metadata) = (found, found_shortened, Some(in_order));
         }
         if shortened != citation.head_shortened {
-            return Err(mismatch(format!(
-                "block {n}: its citation says its head was {}shortened, and it was {}",
-                if citation.head_shortened { "" } else { "not " },
-                if shortened { "" } else { "not" }
-            )));
+            return Err(Error::previous_turn(
+                Reason::EditedBlock(n),
+                format!(
+                    "block {n}: its citation says its head was {}shortened, and it was {}",
+                    if citation.head_shortened { "" } else { "not " },
+                    if shortened { "" } else { "not" }
+                ),
+            ));
         }
         Ok((head.len(), metadata))
     }
@@ -300,9 +320,10 @@ impl Assembly<'_, '_> {
         let n = citation.index;
         let format = &*self.config.format;
         let Some((content, len)) = format.read_body(rest, citation.truncated) else {
-            return Err(mismatch(format!(
-                "block {n}: its content is not framed as this format frames it"
-            )));
+            return Err(Error::previous_turn(
+                Reason::EditedBlock(n),
+                format!("block {n}: its content is not framed as this format frames it"),
+            ));
         };
         let body = &rest[..len];
         // The written form need not say whether the content ended with a newline. A cut never
@@ -328,21 +349,24 @@ impl Assembly<'_, '_> {
                 return Ok((len, candidate.to_string()));
             }
         }
-        Err(mismatch(if framed {
-            format!(
-                "block {n}: its content is not the one its citation's {} describes",
-                if citation.truncated {
-                    "kept length"
-                } else {
-                    "fingerprint"
-                }
-            )
-        } else {
-            format!(
-                "block {n}: its content is not written as this format writes it (something in \
+        Err(Error::previous_turn(
+            Reason::EditedBlock(n),
+            if framed {
+                format!(
+                    "block {n}: its content is not the one its citation's {} describes",
+                    if citation.truncated {
+                        "kept length"
+                    } else {
+                        "fingerprint"
+                    }
+                )
+            } else {
+                format!(
+                    "block {n}: its content is not written as this format writes it (something in \
                  it would have been escaped)"
-            )
-        }))
+                )
+            },
+        ))
     }
 }
 

@@ -62,19 +62,25 @@ impl PromptAssembler {
             special_tokens_in_messages,
             cache,
         } = builder;
-        let setting = |problem: String| Error::PromptSetting { problem };
+        let setting =
+            |setting: &'static str, problem: String| Error::PromptSetting { setting, problem };
         if reserve >= window {
-            return Err(setting(format!(
-                "the answer's reserve of {reserve} tokens takes the whole window of {window}"
-            )));
+            return Err(setting(
+                "reserve",
+                format!(
+                    "the answer's reserve of {reserve} tokens takes the whole window of {window}"
+                ),
+            ));
         }
         if !(0.0..1.0).contains(&trim_step) {
-            return Err(setting(format!(
-                "the trim step must be in 0.0..1.0, not {trim_step}"
-            )));
+            return Err(setting(
+                "trim_step",
+                format!("the trim step must be in 0.0..1.0, not {trim_step}"),
+            ));
         }
         if placement == ContextPlacement::Documents && !template.reads_documents() {
             return Err(setting(
+                "context_in",
                 "the context cannot go to `documents`: this chat template does not read them \
                  (transformers would drop them without a word); put it in the user or system message"
                     .to_string(),
@@ -89,10 +95,13 @@ impl PromptAssembler {
         let empty = context.clone().header("").budget(0).build()?;
         let assembler = context.build()?;
         if let Some(dialect) = assembler.dialect() {
-            return Err(setting(format!(
-                "a whole prompt cannot be fitted in the {dialect} dialect: {}",
-                dialect_reason(dialect)
-            )));
+            return Err(setting(
+                "dialect",
+                format!(
+                    "a whole prompt cannot be fitted in the {dialect} dialect: {}",
+                    dialect_reason(dialect)
+                ),
+            ));
         }
         Ok(PromptAssembler {
             inner: Arc::new(Inner {

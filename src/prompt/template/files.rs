@@ -36,12 +36,16 @@ impl ChatTemplate {
         tokenizer_file: Option<&Path>,
         encoding: Option<Encoding>,
     ) -> Result<ChatTemplate, Error> {
-        let setting = |problem: String| Error::PromptSetting { problem };
+        let setting =
+            |setting: &'static str, problem: String| Error::PromptSetting { setting, problem };
         let own_encoding = |name: &str| match tokenizer_file {
-            Some(_) => Err(setting(format!(
-                "the `{name}` chat template counts with its own encoding: a tokenizer file is for \
+            Some(_) => Err(setting(
+                "tokenizer_file",
+                format!(
+                    "the `{name}` chat template counts with its own encoding: a tokenizer file is for \
                  a template file or `mistral`"
-            ))),
+                ),
+            )),
             None => Ok(()),
         };
         match name {
@@ -52,16 +56,20 @@ impl ChatTemplate {
             "harmony" => {
                 own_encoding(name)?;
                 match encoding {
-                    Some(encoding) if encoding != Encoding::O200kBase => Err(setting(format!(
-                        "the `harmony` chat template (gpt-oss) counts with o200k_base and \
+                    Some(encoding) if encoding != Encoding::O200kBase => Err(setting(
+                        "encoding",
+                        format!(
+                            "the `harmony` chat template (gpt-oss) counts with o200k_base and \
                          Harmony's tokens, not {encoding}: leave the encoding out"
-                    ))),
+                        ),
+                    )),
                     _ => Ok(ChatTemplate::harmony()),
                 }
             }
             "mistral" => {
                 let path = tokenizer_file.ok_or_else(|| {
                     setting(
+                        "tokenizer_file",
                         "the `mistral` chat template needs the model's Tekken file as its \
                          tokenizer file"
                             .to_string(),
@@ -78,25 +86,35 @@ impl ChatTemplate {
         tokenizer_file: Option<&Path>,
         encoding: Option<Encoding>,
     ) -> Result<ChatTemplate, Error> {
-        let setting = |problem: String| Error::PromptSetting { problem };
+        let setting =
+            |setting: &'static str, problem: String| Error::PromptSetting { setting, problem };
         let name = path.display();
         if encoding.is_some() {
-            return Err(setting(format!(
-                "the chat template {name} counts with the model's tokenizer.json, given as its \
+            return Err(setting(
+                "encoding",
+                format!(
+                    "the chat template {name} counts with the model's tokenizer.json, given as its \
                  tokenizer file, not with an encoding"
-            )));
+                ),
+            ));
         }
         let Some(tokenizer_file) = tokenizer_file else {
-            return Err(setting(format!(
-                "the chat template {name} needs the model's tokenizer.json as its tokenizer file \
+            return Err(setting(
+                "tokenizer_file",
+                format!(
+                    "the chat template {name} needs the model's tokenizer.json as its tokenizer file \
                  (openai, harmony and mistral are the templates written here)"
-            )));
+                ),
+            ));
         };
         if !path.is_file() {
-            return Err(setting(format!(
-                "the chat template {name}: no such file (openai, harmony and mistral are the \
+            return Err(setting(
+                "chat_template",
+                format!(
+                    "the chat template {name}: no such file (openai, harmony and mistral are the \
                  templates written here)"
-            )));
+                ),
+            ));
         }
         #[cfg(feature = "huggingface")]
         {
@@ -105,10 +123,13 @@ impl ChatTemplate {
         #[cfg(not(feature = "huggingface"))]
         {
             let _ = tokenizer_file;
-            Err(setting(format!(
-                "the chat template {name} needs the `huggingface` feature, which this build \
+            Err(setting(
+                "chat_template",
+                format!(
+                    "the chat template {name} needs the `huggingface` feature, which this build \
                  lacks"
-            )))
+                ),
+            ))
         }
     }
 

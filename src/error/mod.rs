@@ -1,6 +1,14 @@
-//! Errors: what went wrong, and where.
+//! Errors: what went wrong, and where. [`Error`] says it in words and in fields;
+//! [`ErrorKind`] (`kind.rs`) is the kind to match on, with a stable code; a refused previous
+//! report says why in a [`PreviousTurnReason`] (`previous.rs`).
+
+mod kind;
+mod previous;
 
 use std::sync::Arc;
+
+pub use kind::ErrorKind;
+pub use previous::PreviousTurnReason;
 
 /// Everything that can go wrong when configuring an assembler or reading results.
 ///
@@ -45,6 +53,10 @@ pub enum Error {
         file: String,
         /// What is wrong with it.
         problem: String,
+        /// The error reading it, when it could not be read: shared, so that `Error` stays
+        /// `Clone` (`source()` gives the `Arc<io::Error>`).
+        #[source]
+        source: Option<Arc<std::io::Error>>,
     },
 
     /// A model name whose encoding, or whose context window, is unknown.
@@ -129,9 +141,11 @@ pub enum Error {
         source: Arc<serde_json::Error>,
     },
     /// A follow-up turn: the previous turn's report cannot be continued by this assembler
-    /// (another encoding, another format or header, chips not numbered 1..n).
+    /// (another encoding, another format or header, chips not numbered 1..n, a block edited).
     #[error("the previous report does not fit this assembler: {problem}")]
     PreviousTurnMismatch {
+        /// Why, as a value: tampering or a configuration change.
+        reason: PreviousTurnReason,
         /// What does not match, in words.
         problem: String,
     },
@@ -184,25 +198,127 @@ pub enum Error {
     /// placement the template does not read, a dialect).
     #[error("{problem}")]
     PromptSetting {
+        /// The setting at fault, by its name in [`Settings`](crate::Settings): `"reserve"`,
+        /// `"trim_step"`, `"context_in"`, ...
+        setting: &'static str,
         /// What is wrong, in words.
         problem: String,
+    },
+    /// A call that needs a dialect (a model API's entries, reading its response) on an
+    /// assembler that writes none.
+    #[error(
+        "this assembler writes no dialect: build it with one (anthropic, anthropic-documents, \
+         bedrock, cohere or mistral) to write a model API's entries or read its response"
+    )]
+    NoDialect,
+    /// A setting that does not exist, named as the caller spelled it, with the closest known
+    /// one where one is close.
+    #[error("unknown setting `{setting}`{}", suggestion.as_ref().map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default())]
+    UnknownSetting {
+        /// The setting as given.
+        setting: String,
+        /// The closest known setting, spelled as the caller spells settings.
+        suggestion: Option<String>,
+    },
+    /// A setting whose value cannot work, alone or with another, named as the caller spelled
+    /// it (`--max-blocks`, `max_blocks`, `maxBlocks`). With a `source`, the problem is that
+    /// error's, and [`kind`](Error::kind) is its kind.
+    #[error("{setting}: {problem}")]
+    Setting {
+        /// The setting, as the caller spells it.
+        setting: String,
+        /// What is wrong, in words.
+        problem: String,
+        /// The error the setting caused, when it is one of another kind
+        /// ([`Error::HeaderOverBudget`] for `header`, say).
+        #[source]
+        source: Option<Box<Error>>,
     },
 }
 
 impl Error {
+    /// The kind of problem, to match on; its [`code`](ErrorKind::code) is what every front
+    /// end reports. An [`Error::Setting`] caused by another error is of that error's kind.
+    #[must_use]
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::UnknownEncoding { .. } | Error::ModelNamedAsEncoding { .. } => {
+                ErrorKind::UnknownEncoding
+            }
+            Error::EngineLacksEncoding { .. } => ErrorKind::EngineLacksEncoding,
+            Error::TokenizerFile { .. } => ErrorKind::TokenizerFile,
+            Error::UnknownModel { .. } => ErrorKind::UnknownModel,
+            Error::UnknownName { .. } => ErrorKind::UnknownName,
+            Error::HeaderOverBudget { .. } => ErrorKind::HeaderOverBudget,
+            Error::MinTruncatedOverBudget { .. } => ErrorKind::MinTruncatedOverBudget,
+            Error::WindowTooSmall { .. } | Error::PromptTooLarge { .. } => {
+                ErrorKind::WindowTooSmall
+            }
+            Error::Response { .. } => ErrorKind::InvalidResponse,
+            Error::SealKeyTooShort { .. } => ErrorKind::SealKeyTooShort,
+            Error::NanMinScore => ErrorKind::NanMinScore,
+            Error::Json { .. } => ErrorKind::InvalidJson,
+            Error::PreviousTurnMismatch { .. } => ErrorKind::PreviousTurnMismatch,
+            Error::EarlierBlocksOverBudget { .. } => ErrorKind::EarlierBlocksOverBudget,
+            Error::ChatTemplate { .. } => ErrorKind::ChatTemplate,
+            Error::Conversation { .. } => ErrorKind::InvalidConversation,
+            Error::InvalidDate { .. } => ErrorKind::InvalidDate,
+            Error::PromptSetting { .. } => ErrorKind::InvalidSetting,
+            Error::NoDialect => ErrorKind::NoDialect,
+            Error::UnknownSetting { .. } => ErrorKind::UnknownSetting,
+            Error::Setting { source, .. } => source
+                .as_deref()
+                .map_or(ErrorKind::InvalidSetting, Error::kind),
+        }
+    }
+
+    /// Why a previous turn's report was refused, for an [`Error::PreviousTurnMismatch`]
+    /// (or a setting's error caused by one).
+    #[must_use]
+    pub fn previous_turn_reason(&self) -> Option<PreviousTurnReason> {
+        match self {
+            Error::PreviousTurnMismatch { reason, .. } => Some(*reason),
+            Error::Setting {
+                source: Some(source),
+                ..
+            } => source.previous_turn_reason(),
+            _ => None,
+        }
+    }
+
+    /// The setting a configuration error is about, by its name in
+    /// [`Settings`](crate::Settings) (`"header"` for [`Error::HeaderOverBudget`]), where one
+    /// setting is.
+    #[must_use]
+    pub fn setting_at_fault(&self) -> Option<&'static str> {
+        match self {
+            Error::HeaderOverBudget { .. } => Some("header"),
+            Error::MinTruncatedOverBudget { .. } => Some("min_truncated_tokens"),
+            Error::SealKeyTooShort { .. } => Some("seal_key"),
+            Error::NanMinScore => Some("min_score"),
+            Error::PromptSetting { setting, .. } => Some(setting),
+            Error::ChatTemplate { .. } => Some("chat_template"),
+            Error::TokenizerFile { .. } => Some("tokenizer_file"),
+            Error::PromptTooLarge { .. } => Some("window"),
+            _ => None,
+        }
+    }
+
     /// A problem with a tokenizer file's contents, before its path is known.
     pub(crate) fn tokenizer_data(problem: String) -> Error {
         Error::TokenizerFile {
             file: "(given as bytes)".to_string(),
             problem,
+            source: None,
         }
     }
 
     /// A tokenizer file that cannot be read.
-    pub(crate) fn tokenizer_file(path: &std::path::Path, err: &std::io::Error) -> Error {
+    pub(crate) fn tokenizer_file(path: &std::path::Path, err: std::io::Error) -> Error {
         Error::TokenizerFile {
             file: path.display().to_string(),
             problem: err.to_string(),
+            source: Some(Arc::new(err)),
         }
     }
 
@@ -210,11 +326,22 @@ impl Error {
     #[must_use]
     pub(crate) fn in_file(self, path: &std::path::Path) -> Error {
         match self {
-            Error::TokenizerFile { problem, .. } => Error::TokenizerFile {
+            Error::TokenizerFile {
+                problem, source, ..
+            } => Error::TokenizerFile {
                 file: path.display().to_string(),
                 problem,
+                source,
             },
             other => other,
+        }
+    }
+
+    /// A previous report refused for `reason`, said as `problem`.
+    pub(crate) fn previous_turn(reason: PreviousTurnReason, problem: impl Into<String>) -> Error {
+        Error::PreviousTurnMismatch {
+            reason,
+            problem: problem.into(),
         }
     }
 

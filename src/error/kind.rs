@@ -1,0 +1,141 @@
+//! [`ErrorKind`]: what kind of problem an [`Error`](super::Error) is, as a value to match on
+//! and a stable code that every front end uses as it is.
+
+use std::fmt;
+
+/// The kind of an [`Error`](super::Error), from [`Error::kind`](super::Error::kind).
+///
+/// Match on it to decide what to do; the message is for people. Each kind has a stable
+/// [`code`](Self::code) that the command prints, the Python exception and the Node.js error
+/// carry, and the HTTP service returns: a new version may add kinds, never rename one.
+///
+/// ```
+/// use mentor_context::{ContextBuilder, ErrorKind};
+///
+/// let err = ContextBuilder::new(5).header("A header far longer than five tokens.").build();
+/// let err = err.unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::HeaderOverBudget);
+/// assert_eq!(err.kind().code(), "HEADER_OVER_BUDGET");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A name that is no encoding (or is a model's).
+    UnknownEncoding,
+    /// An engine that does not ship the encoding.
+    EngineLacksEncoding,
+    /// A tokenizer file that cannot be read or is not a tokenizer of its kind.
+    TokenizerFile,
+    /// A model whose encoding or window is unknown.
+    UnknownModel,
+    /// A name that names nothing of its kind: a format, an overflow policy, a dialect, ...
+    UnknownName,
+    /// The header alone takes more than the budget.
+    HeaderOverBudget,
+    /// The minimum cut is larger than the budget.
+    MinTruncatedOverBudget,
+    /// The window leaves no room: the reserve and the rest of the prompt fill it.
+    WindowTooSmall,
+    /// A model API's response that cannot be read against the report.
+    InvalidResponse,
+    /// A seal key shorter than 16 bytes.
+    SealKeyTooShort,
+    /// A NaN minimum score.
+    NanMinScore,
+    /// Input that is not the JSON it should be.
+    InvalidJson,
+    /// A previous turn's report that this assembler will not continue; its
+    /// [`PreviousTurnReason`](crate::PreviousTurnReason) says why.
+    PreviousTurnMismatch,
+    /// The earlier turns' blocks alone take more than the budget.
+    EarlierBlocksOverBudget,
+    /// A chat template that does not compile, raises, or runs out of fuel.
+    ChatTemplate,
+    /// A conversation that cannot be fitted as given.
+    InvalidConversation,
+    /// A date that is not a calendar day written `YYYY-MM-DD`.
+    InvalidDate,
+    /// A setting whose value cannot work, alone or with another.
+    InvalidSetting,
+    /// A setting that does not exist.
+    UnknownSetting,
+    /// A dialect's call (entries, a response) on an assembler that writes none.
+    NoDialect,
+}
+
+impl ErrorKind {
+    /// Every kind, in a fixed order.
+    pub const ALL: [ErrorKind; 20] = [
+        ErrorKind::UnknownEncoding,
+        ErrorKind::EngineLacksEncoding,
+        ErrorKind::TokenizerFile,
+        ErrorKind::UnknownModel,
+        ErrorKind::UnknownName,
+        ErrorKind::HeaderOverBudget,
+        ErrorKind::MinTruncatedOverBudget,
+        ErrorKind::WindowTooSmall,
+        ErrorKind::InvalidResponse,
+        ErrorKind::SealKeyTooShort,
+        ErrorKind::NanMinScore,
+        ErrorKind::InvalidJson,
+        ErrorKind::PreviousTurnMismatch,
+        ErrorKind::EarlierBlocksOverBudget,
+        ErrorKind::ChatTemplate,
+        ErrorKind::InvalidConversation,
+        ErrorKind::InvalidDate,
+        ErrorKind::InvalidSetting,
+        ErrorKind::UnknownSetting,
+        ErrorKind::NoDialect,
+    ];
+
+    /// The kind's stable code, in upper snake case: `"HEADER_OVER_BUDGET"`.
+    #[must_use]
+    pub fn code(self) -> &'static str {
+        match self {
+            ErrorKind::UnknownEncoding => "UNKNOWN_ENCODING",
+            ErrorKind::EngineLacksEncoding => "ENGINE_LACKS_ENCODING",
+            ErrorKind::TokenizerFile => "TOKENIZER_FILE",
+            ErrorKind::UnknownModel => "UNKNOWN_MODEL",
+            ErrorKind::UnknownName => "UNKNOWN_NAME",
+            ErrorKind::HeaderOverBudget => "HEADER_OVER_BUDGET",
+            ErrorKind::MinTruncatedOverBudget => "MIN_TRUNCATED_OVER_BUDGET",
+            ErrorKind::WindowTooSmall => "WINDOW_TOO_SMALL",
+            ErrorKind::InvalidResponse => "INVALID_RESPONSE",
+            ErrorKind::SealKeyTooShort => "SEAL_KEY_TOO_SHORT",
+            ErrorKind::NanMinScore => "NAN_MIN_SCORE",
+            ErrorKind::InvalidJson => "INVALID_JSON",
+            ErrorKind::PreviousTurnMismatch => "PREVIOUS_TURN_MISMATCH",
+            ErrorKind::EarlierBlocksOverBudget => "EARLIER_BLOCKS_OVER_BUDGET",
+            ErrorKind::ChatTemplate => "CHAT_TEMPLATE",
+            ErrorKind::InvalidConversation => "INVALID_CONVERSATION",
+            ErrorKind::InvalidDate => "INVALID_DATE",
+            ErrorKind::InvalidSetting => "INVALID_SETTING",
+            ErrorKind::UnknownSetting => "UNKNOWN_SETTING",
+            ErrorKind::NoDialect => "NO_DIALECT",
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_distinct_upper_snake_case() {
+        let mut codes: Vec<&str> = ErrorKind::ALL.iter().map(|kind| kind.code()).collect();
+        assert!(
+            codes
+                .iter()
+                .all(|code| code.bytes().all(|b| b.is_ascii_uppercase() || b == b'_'))
+        );
+        codes.sort_unstable();
+        codes.dedup();
+        assert_eq!(codes.len(), ErrorKind::ALL.len());
+    }
+}

@@ -1,0 +1,205 @@
+//! The values serde's own rules would read differently in each format: a count given as a
+//! JavaScript number (a float) or a Python int, a flag or a list given as `null`. Each says
+//! what is wrong in the same words whatever the format, as the command's flags do.
+
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use std::fmt;
+
+use super::read::{Problem, remember};
+
+/// Whole numbers up to 2^53 are exact in a JavaScript number.
+const MAX_EXACT_FLOAT: f64 = 9_007_199_254_740_992.0;
+
+/// A problem with a value, in words: remembered for the error that names the setting.
+fn refuse<E: de::Error>(problem: String) -> E {
+    let err = E::custom(&problem);
+    remember(Problem::Message(problem));
+    err
+}
+
+/// A count of tokens, blocks or bytes: a whole number, 0 or more, or nothing.
+pub(super) fn count<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<usize>, D::Error> {
+    struct Count;
+    impl<'de> Visitor<'de> for Count {
+        type Value = Option<usize>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a whole number, 0 or more")
+        }
+        fn visit_none<E: de::Error>(self) -> Result<Option<usize>, E> {
+            Ok(None)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Option<usize>, E> {
+            Ok(None)
+        }
+        fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Option<usize>, D::Error> {
+            d.deserialize_any(Count)
+        }
+        fn visit_u64<E: de::Error>(self, n: u64) -> Result<Option<usize>, E> {
+            usize::try_from(n)
+                .map(Some)
+                .map_err(|_| refuse(format!("too large; at most {}", usize::MAX)))
+        }
+        fn visit_i64<E: de::Error>(self, n: i64) -> Result<Option<usize>, E> {
+            match u64::try_from(n) {
+                Ok(n) => self.visit_u64(n),
+                Err(_) => Err(negative()),
+            }
+        }
+        fn visit_f64<E: de::Error>(self, n: f64) -> Result<Option<usize>, E> {
+            if n < 0.0 {
+                Err(negative())
+            } else if n.fract() == 0.0 && n <= MAX_EXACT_FLOAT {
+                // Whole and exact: the cast loses nothing.
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                Ok(Some(n as usize))
+            } else if n.is_finite() && n.fract() == 0.0 {
+                Err(refuse(format!("too large; at most {MAX_EXACT_FLOAT}")))
+            } else {
+                Err(refuse(format!(
+                    "expected a whole number, 0 or more, got {n}"
+                )))
+            }
+        }
+        fn visit_str<E: de::Error>(self, text: &str) -> Result<Option<usize>, E> {
+            Err(refuse(format!(
+                "expected a whole number, 0 or more, got the string {text:?}"
+            )))
+        }
+        fn visit_bool<E: de::Error>(self, flag: bool) -> Result<Option<usize>, E> {
+            Err(refuse(format!(
+                "expected a whole number, 0 or more, got {flag}"
+            )))
+        }
+    }
+    fn negative<E: de::Error>() -> E {
+        refuse("negative; expected a whole number, 0 or more".to_string())
+    }
+    deserializer.deserialize_option(Count)
+}
+
+/// A number, or nothing, read as `f64` (a minimum score, a share).
+fn number<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
+    struct Number;
+    impl<'de> Visitor<'de> for Number {
+        type Value = Option<f64>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a number")
+        }
+        fn visit_none<E: de::Error>(self) -> Result<Option<f64>, E> {
+            Ok(None)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Option<f64>, E> {
+            Ok(None)
+        }
+        fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Option<f64>, D::Error> {
+            d.deserialize_any(Number)
+        }
+        #[allow(clippy::cast_precision_loss)]
+        fn visit_u64<E: de::Error>(self, n: u64) -> Result<Option<f64>, E> {
+            Ok(Some(n as f64))
+        }
+        #[allow(clippy::cast_precision_loss)]
+        fn visit_i64<E: de::Error>(self, n: i64) -> Result<Option<f64>, E> {
+            Ok(Some(n as f64))
+        }
+        fn visit_f64<E: de::Error>(self, n: f64) -> Result<Option<f64>, E> {
+            Ok(Some(n))
+        }
+        fn visit_str<E: de::Error>(self, text: &str) -> Result<Option<f64>, E> {
+            Err(refuse(format!(
+                "expected a number, got the string {text:?}"
+            )))
+        }
+        fn visit_bool<E: de::Error>(self, flag: bool) -> Result<Option<f64>, E> {
+            Err(refuse(format!("expected a number, got {flag}")))
+        }
+    }
+    deserializer.deserialize_option(Number)
+}
+
+/// A minimum score: a number (NaN passes here, for the assembler to refuse by name).
+pub(super) fn score<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f32>, D::Error> {
+    // An f32, as the command's `--min-score` parses one.
+    #[allow(clippy::cast_possible_truncation)]
+    number(deserializer).map(|score| score.map(|score| score as f32))
+}
+
+/// A share, such as the trim step (its range is the prompt builder's to check).
+pub(super) fn share<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
+    number(deserializer)
+}
+
+/// `true` or `false`; nothing is `false`.
+pub(super) fn flag<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    struct Flag;
+    impl<'de> Visitor<'de> for Flag {
+        type Value = bool;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("true or false")
+        }
+        fn visit_none<E: de::Error>(self) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+            d.deserialize_any(Flag)
+        }
+        fn visit_bool<E: de::Error>(self, flag: bool) -> Result<bool, E> {
+            Ok(flag)
+        }
+        fn visit_u64<E: de::Error>(self, n: u64) -> Result<bool, E> {
+            Err(refuse(format!("expected true or false, got {n}")))
+        }
+        fn visit_i64<E: de::Error>(self, n: i64) -> Result<bool, E> {
+            Err(refuse(format!("expected true or false, got {n}")))
+        }
+        fn visit_f64<E: de::Error>(self, n: f64) -> Result<bool, E> {
+            Err(refuse(format!("expected true or false, got {n}")))
+        }
+        fn visit_str<E: de::Error>(self, text: &str) -> Result<bool, E> {
+            Err(refuse(format!(
+                "expected true or false, got the string {text:?}"
+            )))
+        }
+    }
+    deserializer.deserialize_option(Flag)
+}
+
+/// A list of strings (metadata keys); nothing is an empty list.
+pub(super) fn list<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
+    struct List;
+    impl<'de> Visitor<'de> for List {
+        type Value = Vec<String>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a list of strings")
+        }
+        fn visit_none<E: de::Error>(self) -> Result<Vec<String>, E> {
+            Ok(Vec::new())
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Vec<String>, E> {
+            Ok(Vec::new())
+        }
+        fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Vec<String>, D::Error> {
+            d.deserialize_any(List)
+        }
+        fn visit_str<E: de::Error>(self, text: &str) -> Result<Vec<String>, E> {
+            Err(refuse(format!(
+                "expected a list of strings, got the string {text:?}"
+            )))
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<String>, A::Error> {
+            let mut keys = Vec::new();
+            loop {
+                let at = keys.len();
+                match seq.next_element::<String>() {
+                    Ok(Some(key)) => keys.push(key),
+                    Ok(None) => return Ok(keys),
+                    Err(_) => return Err(refuse(format!("[{at}]: expected a string"))),
+                }
+            }
+        }
+    }
+    deserializer.deserialize_option(List)
+}
