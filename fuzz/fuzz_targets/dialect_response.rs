@@ -170,9 +170,14 @@ fuzz_target!(|data: &[u8]| {
     if lines.iter().any(|line| *line == "[DONE]") {
         return;
     }
+    // A bare CR ends a line in server-sent events (and JSON reads it as whitespace): a line
+    // holding one is written as several `data:` lines, which the reader joins with `\n`.
     let wrapped: String = lines
         .iter()
-        .map(|line| format!("data: {line}\n\n"))
+        .map(|line| {
+            let data: String = line.split('\r').map(|part| format!("data: {part}\n")).collect();
+            format!("{data}\n")
+        })
         .collect();
     let by_sse = stream(&resolver, common::chunks(&wrapped, *seed), true);
     same(&whole, &by_sse, &format!("{dialect} events as sse"));
