@@ -7,14 +7,17 @@ use mentor_context::budget::{SMALLEST_BUDGET_RESULTS, SmallestBudget};
 use mentor_context::dialects::mark_turn_cache_control;
 use mentor_context::{AssembledContext, Assembler, MentorRagResult};
 
-use crate::args::{AssembleArgs, BuildArgs};
+use crate::args::AssembleArgs;
 use crate::input::Input;
+use crate::options::BuildArgs;
 use crate::output::{Failure, json_line, warning_line};
 
 /// A request, read and checked: the assembler the options describe, the results, and the
 /// report of the turn before if it is a follow-up.
 pub(crate) struct Request {
     pub(crate) assembler: Assembler,
+    /// The settings the options gave (the assembler may follow a report's layout instead).
+    pub(crate) settings: mentor_context::Settings,
     pub(crate) input: Input,
     pub(crate) results: Vec<MentorRagResult>,
     pub(crate) previous: Option<(AssembledContext<'static>, Input)>,
@@ -29,7 +32,8 @@ impl Request {
     ) -> Result<Request, Failure> {
         // The configuration is checked before the input is read: a bad option is reported
         // without waiting for standard input.
-        let assembler = build.assembler()?;
+        let configured = build.configure()?;
+        let (settings, assembler) = (configured.settings, configured.assembler);
         let input = Input::new(file);
         let previous = match previous.map(|path| Input::new(Some(path))) {
             Some(previous) if previous.is_stdin() && input.is_stdin() => {
@@ -45,9 +49,10 @@ impl Request {
             Some((report, from)) => build.assembler_for_report(report, from)?,
             None => assembler,
         };
-        let results = input.load(build.strict)?;
+        let results = input.load(settings.strict)?;
         Ok(Request {
             assembler,
+            settings,
             input,
             results,
             previous,
@@ -62,7 +67,7 @@ impl Request {
         match &self.previous {
             Some((report, from)) => assembler
                 .assemble_follow_up(report, &self.results)
-                .map_err(|err| from.fail(err)),
+                .map_err(|err| from.fail_with(&err)),
             None => Ok(assembler.assemble(&self.results)),
         }
     }
@@ -77,14 +82,6 @@ impl Request {
 
 /// Runs `assemble` and returns what to print.
 pub(crate) fn run(args: &AssembleArgs) -> Result<String, Failure> {
-    // Checked before any input is read, as the options are.
-    if args.cache_control && args.build.dialect.is_none() {
-        return Err(Failure::bad_input(
-            "--cache-control marks a dialect's entries: give --dialect anthropic or \
-             anthropic-documents"
-                .to_string(),
-        ));
-    }
     let request = Request::read(&args.build, args.file.as_deref(), args.previous.as_deref())?;
     let assembler = &request.assembler;
     let context = request.assemble_with(assembler)?;
@@ -94,8 +91,8 @@ pub(crate) fn run(args: &AssembleArgs) -> Result<String, Failure> {
         // The entries to put in the request; the report's text is what the budget counted.
         let mut entries = assembler
             .entries(&context)
-            .map_err(|err| Failure::bad_input(err.to_string()))?;
-        if args.cache_control {
+            .map_err(|err| Failure::library(&err))?;
+        if request.settings.cache_control {
             mark_turn_cache_control(&mut entries, request.earlier_blocks());
         }
         if entries.is_empty() {

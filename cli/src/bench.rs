@@ -6,13 +6,14 @@
 use std::time::Instant;
 
 use mentor_context::MentorRagResult;
-use mentor_context::tokenizer::TokenCache;
+
 use serde::Serialize;
 
-use crate::args::{BenchArgs, DEFAULT_BENCH_ITERATIONS, build};
+use crate::args::{BenchArgs, DEFAULT_BENCH_ITERATIONS};
 use crate::batch::Worker;
 use crate::batch::read::{Lines, parse_request};
 use crate::input::Input;
+use crate::options::Configured;
 use crate::output::{Failure, json_line};
 
 /// Assemblies run and thrown away before timing: the first ones pay for building the
@@ -55,12 +56,18 @@ struct Timed {
 
 /// Runs `bench` and returns what to print.
 pub(crate) fn run(args: &BenchArgs) -> Result<String, Failure> {
-    let cache = args.cache.then(|| TokenCache::new(BENCH_CACHE_BYTES));
-    let assembler = build(&args.build.builder()?.cache(cache))?;
+    let mut settings = args.build.settings()?;
+    if args.cache && settings.cache_bytes.is_none() {
+        settings.cache_bytes = Some(BENCH_CACHE_BYTES);
+    }
+    let Configured {
+        settings,
+        assembler,
+    } = Configured::new(settings)?;
     let requests = if args.batch {
         read_batch(args)?
     } else {
-        let results = Input::new(Some(args.file.as_path())).load(args.build.strict)?;
+        let results = Input::new(Some(args.file.as_path())).load(settings.strict)?;
         vec![(None, results)]
     };
     // The assemblers for lines' budgets, found or built as `batch` does (outside the clock).

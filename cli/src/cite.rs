@@ -25,8 +25,8 @@ use mentor_context::citations::{MarkerSpan, Quote, Resolution, Resolver};
 use mentor_context::{AssembledContext, Assembler};
 use serde::Serialize;
 
-use crate::args::BuildArgs;
 use crate::input::Input;
+use crate::options::BuildArgs;
 use crate::output::{Failure, json_line, warning_line};
 
 #[derive(Debug, Args)]
@@ -119,7 +119,9 @@ pub(crate) fn run(args: &CiteArgs) -> Result<String, Failure> {
     }
     .renumber(args.renumber);
     let (resolution, response_text) = if assembler.dialect().is_some() {
-        let mut resolution = resolver.response(&text).map_err(|err| answer.fail(err))?;
+        let mut resolution = resolver
+            .response(&text)
+            .map_err(|err| answer.fail_with(&err))?;
         // The response's text, which the spans point into.
         let text = resolution.answer.take();
         (resolution, text)

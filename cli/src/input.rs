@@ -60,6 +60,11 @@ impl Input {
         Failure::bad_input(format!("{}: {problem}", self.name()))
     }
 
+    /// A library error in this input, with its code.
+    pub(crate) fn fail_with(&self, err: &mentor_context::Error) -> Failure {
+        Failure::library(err).at(&self.name())
+    }
+
     /// Reads and parses the results, reporting the first problem with its position. Each
     /// distinct unknown property gets one warning line on standard error, or, when `strict`,
     /// fails the input at its first occurrence.
@@ -75,7 +80,7 @@ impl Input {
         } else {
             UnknownProperties::Report
         };
-        let parsed = parse_request(&text, unknown).map_err(|err| self.fail(err))?;
+        let parsed = parse_request(&text, unknown).map_err(|err| self.fail_with(&err))?;
         for property in &parsed.unknown_properties {
             warning_line(&format!(
                 "{}: {property}, ignored in {} of {} results (--strict makes this an error)",
@@ -128,7 +133,7 @@ impl Input {
                 self.fail("a JSON array; expected an `assemble --json` report (a JSON object)")
             );
         }
-        serde_json::from_str(&text).map_err(|err| self.fail(Error::from(err)))
+        serde_json::from_str(&text).map_err(|err| self.fail_with(&Error::from(err)))
     }
 
     /// Whether this is standard input.

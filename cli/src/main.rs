@@ -23,9 +23,9 @@ mod cite;
 mod html;
 mod input;
 mod inspect;
+mod options;
 mod output;
 mod prompt;
-mod tokenizer_file;
 
 use std::process::ExitCode;
 
@@ -37,7 +37,9 @@ use crate::output::{Failure, clap_message, error_line, write_stdout};
 fn main() -> ExitCode {
     report_panics_in_one_line();
     if let Some(message) = args::misnamed_option(std::env::args_os()) {
-        return Failure::bad_input(message).report();
+        return Failure::bad_input(message)
+            .with_code(UNKNOWN_SETTING)
+            .report();
     }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -46,7 +48,7 @@ fn main() -> ExitCode {
             let _ = err.print();
             return ExitCode::SUCCESS;
         }
-        Err(err) => return Failure::bad_input(clap_message(&err)).report(),
+        Err(err) => return usage_failure(&err).report(),
     };
     let output = match &cli.command {
         Command::Assemble(args) => assemble::run(args),
@@ -61,6 +63,29 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => failure.report(),
     }
+}
+
+/// The code of a setting the command does not have: the library's, as the bindings say it.
+const UNKNOWN_SETTING: &str = "UNKNOWN_SETTING";
+
+/// A command line clap refuses: an unknown flag is an unknown setting, in the words the
+/// settings of a file and the bindings use (`unknown setting `--max-block` (did you mean
+/// `--max-blocks`?)`); any other usage error is clap's message.
+fn usage_failure(err: &clap::Error) -> Failure {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if err.kind() == ErrorKind::UnknownArgument
+        && let Some(ContextValue::String(given)) = err.get(ContextKind::InvalidArg)
+        && given.starts_with("--")
+    {
+        let name = given.split('=').next().unwrap_or(given);
+        let suggestion = match err.get(ContextKind::SuggestedArg) {
+            Some(ContextValue::String(suggested)) => format!(" (did you mean `{suggested}`?)"),
+            _ => String::new(),
+        };
+        return Failure::bad_input(format!("unknown setting `{name}`{suggestion}"))
+            .with_code(UNKNOWN_SETTING);
+    }
+    Failure::bad_input(clap_message(err)).with_code("INVALID_ARGUMENT")
 }
 
 /// A panic is a bug, but even then standard error gets one line, not a backtrace hint.

@@ -16,34 +16,68 @@ pub(crate) const EXIT_BAD_INPUT: u8 = 2;
 /// Not the input's fault, so not [`EXIT_BAD_INPUT`].
 pub(crate) const EXIT_WRITE_FAILED: u8 = 1;
 
-/// Why the program stops without output: one line for standard error and an exit code.
+/// Why the program stops without output: one line for standard error, with the error's
+/// stable code, and an exit code.
 #[derive(Debug)]
 pub(crate) struct Failure {
-    code: u8,
+    exit: u8,
+    code: &'static str,
     message: String,
 }
 
+/// The code of bad input that is no library error: a file that cannot be read, an empty
+/// input, a flag the command refuses.
+pub(crate) const INVALID_INPUT: &str = "INVALID_INPUT";
+
 impl Failure {
-    /// A failure that is the input's fault: exit code [`EXIT_BAD_INPUT`].
+    /// A failure that is the input's fault: exit code [`EXIT_BAD_INPUT`], code
+    /// [`INVALID_INPUT`].
     pub(crate) fn bad_input(message: String) -> Failure {
         Failure {
-            code: EXIT_BAD_INPUT,
+            exit: EXIT_BAD_INPUT,
+            code: INVALID_INPUT,
             message,
+        }
+    }
+
+    /// A library error: exit code [`EXIT_BAD_INPUT`], the error's own code and message.
+    pub(crate) fn library(err: &mentor_context::Error) -> Failure {
+        Failure {
+            exit: EXIT_BAD_INPUT,
+            code: err.kind().code(),
+            message: err.to_string(),
         }
     }
 
     /// A failure to write the output: exit code [`EXIT_WRITE_FAILED`].
     pub(crate) fn write_failed(message: String) -> Failure {
         Failure {
-            code: EXIT_WRITE_FAILED,
+            exit: EXIT_WRITE_FAILED,
+            code: "WRITE_FAILED",
             message,
         }
     }
 
-    /// Writes the message as one line on standard error and returns the exit code.
+    /// The same failure with `code`.
+    #[must_use]
+    pub(crate) fn with_code(self, code: &'static str) -> Failure {
+        Failure { code, ..self }
+    }
+
+    /// The same failure, said of `what` (a file, a flag).
+    #[must_use]
+    pub(crate) fn at(self, what: &str) -> Failure {
+        Failure {
+            message: format!("{what}: {}", self.message),
+            ..self
+        }
+    }
+
+    /// Writes the message as one line on standard error, with its code, and returns the
+    /// exit code.
     pub(crate) fn report(&self) -> ExitCode {
-        error_line(&self.message);
-        ExitCode::from(self.code)
+        error_line(&format!("error[{}]: {}", self.code, self.message));
+        ExitCode::from(self.exit)
     }
 }
 

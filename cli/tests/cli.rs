@@ -32,6 +32,8 @@ mod report;
 mod report_layout;
 #[path = "cli/selection.rs"]
 mod selection;
+#[path = "cli/settings.rs"]
+mod settings;
 #[path = "cli/success.rs"]
 mod success;
 #[path = "cli/tokenizer_file.rs"]
@@ -142,7 +144,17 @@ impl Run {
         assert_eq!(self.stdout, "", "nothing on stdout: {self:#?}");
         assert!(self.stderr.ends_with('\n'), "{self:#?}");
         assert_eq!(self.stderr.lines().count(), 1, "one line: {self:#?}");
-        assert!(self.stderr.starts_with("mentor-context: "), "{self:#?}");
+        // The program's name, then the error's stable code.
+        let code = self
+            .stderr
+            .strip_prefix("mentor-context: error[")
+            .and_then(|rest| rest.split_once("]: "))
+            .map(|(code, _)| code);
+        assert!(
+            code.is_some_and(|code| !code.is_empty()
+                && code.bytes().all(|b| b.is_ascii_uppercase() || b == b'_')),
+            "{self:#?}"
+        );
         for phrase in phrases {
             assert!(
                 self.stderr.contains(phrase),

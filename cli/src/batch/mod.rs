@@ -43,7 +43,8 @@ pub(crate) fn run(args: &BatchArgs) -> ExitCode {
 }
 
 fn run_batch(args: &BatchArgs) -> Result<ExitCode, Failure> {
-    let assembler = args.build.assembler()?;
+    let configured = args.build.configure()?;
+    let assembler = &configured.assembler;
     let (lines, size) = Lines::open(args.file.as_deref())?;
     let mut out = open_output(args)?;
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
@@ -55,7 +56,7 @@ fn run_batch(args: &BatchArgs) -> Result<ExitCode, Failure> {
             About {
                 input: Input::new(args.file.as_deref()).name(),
                 jobs,
-                settings: args.build.settings(&assembler),
+                settings: configured.shown(),
             },
         )?),
         None => None,
@@ -67,7 +68,7 @@ fn run_batch(args: &BatchArgs) -> Result<ExitCode, Failure> {
         report,
         ending,
         ..
-    } = run::run(lines, jobs, &assembler, &mut out, &progress, report);
+    } = run::run(lines, jobs, assembler, &mut out, &progress, report);
     let flushed = out.flush();
     let elapsed = start.elapsed();
     progress.finish();

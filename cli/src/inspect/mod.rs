@@ -19,10 +19,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::args::BuildArgs;
 use crate::assemble::Request;
 use crate::html;
 use crate::input::Input;
+use crate::options::BuildArgs;
 use crate::output::{Failure, escape_os, json_line};
 use crate::prompt::PromptOptions;
 
@@ -66,7 +66,7 @@ pub(crate) fn run(args: &InspectArgs) -> Result<String, Failure> {
     let answer = args.answer.as_deref().map(|path| Input::new(Some(path)));
     // The page reads a text answer's `[n]` markers; a model API's response would be shown as
     // its raw JSON with nothing linked, so it is refused, not drawn wrong.
-    if answer.is_some() && args.build.dialect.is_some() {
+    if answer.is_some() && args.build.settings()?.dialect.is_some() {
         return Err(Failure::bad_input(
             "--answer reads a text answer's [n] markers, not a dialect's response: read that \
              with cite --dialect"
@@ -88,7 +88,7 @@ pub(crate) fn run(args: &InspectArgs) -> Result<String, Failure> {
     let request = Request::read(&args.build, args.file.as_deref(), args.previous.as_deref())?;
     let answer = answer.map(|answer| answer.text()).transpose()?;
     let context = request.assemble_with(&request.assembler)?;
-    let settings = args.build.settings(&request.assembler);
+    let settings = crate::options::shown(&request.settings, &request.assembler);
     let names = view::Names {
         input: request.input.name(),
         previous: args.previous.as_deref().map(|p| escape_os(p.as_os_str())),
@@ -121,21 +121,28 @@ fn run_whole_prompt(args: &InspectArgs, answer: Option<&Input>) -> Result<String
         .prompts
         .assembler()
         .with_budget(context.budget)
-        .map_err(|err| Failure::bad_input(err.to_string()))?;
-    let mut settings = args.build.settings(&assembler);
-    settings.retain(|(flag, _)| *flag != "--budget");
+        .map_err(|err| Failure::library(&err))?;
+    let mut settings = crate::options::shown(&fitted.settings, &assembler);
+    settings.retain(|(flag, _)| flag != "--budget");
     settings.extend([
-        ("--window", fitted.prompt.window.to_string()),
-        ("--reserve", fitted.prompt.reserve.to_string()),
+        ("--window".to_string(), fitted.prompt.window.to_string()),
+        ("--reserve".to_string(), fitted.prompt.reserve.to_string()),
         (
-            "--chat-template",
+            "--chat-template".to_string(),
             fitted.prompts.template().name().to_string(),
         ),
-        ("--context-in", fitted.prompts.placement().to_string()),
-        ("--trim-step", fitted.prompts.trim_step().to_string()),
+        (
+            "--context-in".to_string(),
+            fitted.prompts.placement().to_string(),
+        ),
+        (
+            "--trim-step".to_string(),
+            fitted.prompts.trim_step().to_string(),
+        ),
     ]);
     let request = Request {
         assembler,
+        settings: fitted.settings,
         input: fitted.input,
         results: fitted.results,
         previous: None,

@@ -51,7 +51,7 @@ pub(super) struct Page<'a> {
     omitted_total: usize,
     reasons: Vec<Reason>,
     answer: Option<Answer<'a>>,
-    settings: Vec<(&'static str, Text<'a>)>,
+    settings: Vec<(&'a str, Text<'a>)>,
     /// With a whole prompt: where its window went.
     pub(super) window: Option<super::window::Window<'a>>,
 }
@@ -119,7 +119,7 @@ pub(super) fn page<'a>(
     request: &'a Request,
     context: &'a AssembledContext<'a>,
     answer_text: Option<&'a str>,
-    settings: &'a [(&'static str, String)],
+    settings: &'a [(String, String)],
     names: &'a Names,
 ) -> Page<'a> {
     let text = context.text.as_str();
@@ -182,7 +182,7 @@ pub(super) fn page<'a>(
         answer: answer_text.map(|a| answer(context, contents.as_deref(), a)),
         settings: settings
             .iter()
-            .map(|(name, value)| (*name, Text::field(value)))
+            .map(|(name, value)| (name.as_str(), Text::field(value)))
             .collect(),
         window: None,
     }

@@ -1,21 +1,21 @@
 //! `prompt`'s own options: the conversation, the window and the chat template
-//! ([`PromptOptions`], which `inspect` takes too). The context's options are `assemble`'s
-//! ([`BuildArgs`]).
+//! ([`PromptOptions`], which `inspect` takes too), set over the settings of `--settings` and
+//! the context's options, which are `assemble`'s ([`BuildArgs`]).
 
 use std::path::PathBuf;
 
 use clap::Args;
 use clap::builder::StringValueParser;
 use mentor_context::prompt::{ContextPlacement, ConversationDate};
+use mentor_context::settings::Settings;
 
-use crate::args::{BuildArgs, parse_count, utf8};
+use crate::options::BuildArgs;
+use crate::options::parse::{parse_count, utf8};
 
 // `prompt` needs the conversation, the window and the template; `inspect` takes them to draw
 // a whole prompt, and without them draws a context.
 #[derive(Debug, Args)]
 #[command(mut_arg("conversation", |a| a.required(true)))]
-#[command(mut_arg("window", |a| a.required(true)))]
-#[command(mut_arg("chat_template", |a| a.required(true)))]
 pub(crate) struct PromptArgs {
     #[command(flatten)]
     pub(crate) build: BuildArgs,
@@ -38,7 +38,7 @@ pub(crate) struct PromptArgs {
 pub(crate) struct PromptOptions {
     /// The conversation: an OpenAI-style JSON array of messages ({"role", "content", ...}),
     /// an optional system message first and the user's question last.
-    #[arg(long, value_name = "CONV.json", requires_all = ["window", "chat_template"])]
+    #[arg(long, value_name = "CONV.json")]
     pub(crate) conversation: Option<PathBuf>,
 
     /// The model's context window: the most tokens prompt and answer may take together.
@@ -82,4 +82,20 @@ pub(crate) struct PromptOptions {
     /// is always neutralized).
     #[arg(long)]
     pub(crate) allow_special_tokens_in_messages: bool,
+}
+
+impl PromptOptions {
+    /// `settings` with each of these options given over it.
+    pub(crate) fn over(&self, mut settings: Settings) -> Settings {
+        let set = &mut settings;
+        set.window = self.window.or(set.window);
+        set.reserve = self.reserve.or(set.reserve);
+        set.chat_template = self.chat_template.clone().or(set.chat_template.take());
+        set.date = self.date.or(set.date);
+        set.context_in = self.context_in.or(set.context_in);
+        set.history_max_tokens = self.history_max_tokens.or(set.history_max_tokens);
+        set.trim_step = self.trim_step.or(set.trim_step);
+        set.allow_special_tokens_in_messages |= self.allow_special_tokens_in_messages;
+        settings
+    }
 }

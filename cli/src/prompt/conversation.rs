@@ -20,5 +20,5 @@ pub(crate) fn read(input: &Input) -> Result<Vec<Message>, Failure> {
         return Err(input
             .fail("a JSON object; expected a JSON array of messages (wrap the message in [ ])"));
     }
-    serde_json::from_str(&text).map_err(|err| input.fail(Error::from(err)))
+    serde_json::from_str(&text).map_err(|err| input.fail_with(&Error::from(err)))
 }

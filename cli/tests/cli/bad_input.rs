@@ -73,7 +73,7 @@ fn errors_say_what_to_do() {
         (Some(2), ""),
         "{piped:#?}"
     );
-    let problem = format!("mentor-context: <stdin>: {utf16_problem}\n");
+    let problem = format!("mentor-context: error[INVALID_INPUT]: <stdin>: {utf16_problem}\n");
     assert!(piped.stderr.ends_with(&problem), "{piped:#?}");
     assert!(
         piped

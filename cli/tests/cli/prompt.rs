@@ -258,7 +258,8 @@ fn every_bad_input_is_one_line() {
         "--chat-template",
         "mistral",
     ])
-    .bad(&["--chat-template", "mistral", "tokenizer file"]);
+    // The template is known; what is missing is its tokenizer file, which the line names.
+    .bad(&["--tokenizer-file", "mistral", "tokenizer file"]);
     run(&[
         "prompt",
         "--conversation",
@@ -405,7 +406,7 @@ fn a_template_that_raises_or_loops_is_one_line() {
         "--chat-template",
         config.path(),
     ])
-    .bad(&["--chat-template", "tokenizer file"]);
+    .bad(&["--tokenizer-file", "tokenizer file"]);
 }
 
 #[test]

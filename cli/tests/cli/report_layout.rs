@@ -7,14 +7,14 @@ use super::*;
 const ANSWER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/quoted-answer.txt");
 const SUPPORT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/support.json");
 
-/// `pricing` as `assemble --json --format xml --hide-metadata-key chunk_id` reports it.
+/// `pricing` as `assemble --json --format xml --hide-metadata-keys chunk_id` reports it.
 fn xml_report() -> TempFile {
     let report = run(&[
         "assemble",
         "--json",
         "--format",
         "xml",
-        "--hide-metadata-key",
+        "--hide-metadata-keys",
         "chunk_id",
         PRICING,
     ])
@@ -44,7 +44,7 @@ fn cite_checks_quotes_from_the_report_alone() {
     assert_eq!(run(&["cite", report.path(), ANSWER]).json(), expected());
 }
 
-/// Item 5 of issue 32, with the issue's two cases: `--hide-metadata-key` differing turned
+/// Item 5 of issue 32, with the issue's two cases: `--hide-metadata-keys` differing turned
 /// every quote unverified, `--format` left out gave a false all-clear. Now the report's
 /// layout is read, and a given option that disagrees is said in one line.
 #[test]
@@ -52,8 +52,8 @@ fn cite_with_other_options_warns_and_reads_the_report_s_layout() {
     let report = xml_report();
     for (options, said) in [
         (
-            &["--hide-metadata-key", "currency"][..],
-            "--hide-metadata-key currency (the report's: chunk_id)",
+            &["--hide-metadata-keys", "currency"][..],
+            "--hide-metadata-keys currency (the report's: chunk_id)",
         ),
         (
             &["--format", "plain"][..],
@@ -87,7 +87,7 @@ fn cite_with_other_options_warns_and_reads_the_report_s_layout() {
         "cite",
         "--format",
         "xml",
-        "--hide-metadata-key",
+        "--hide-metadata-keys",
         "chunk_id",
         report.path(),
         ANSWER,
@@ -123,7 +123,7 @@ fn a_report_without_a_layout_is_read_with_the_options_given() {
         "cite",
         "--format",
         "xml",
-        "--hide-metadata-key",
+        "--hide-metadata-keys",
         "chunk_id",
         old.path(),
         ANSWER,
@@ -189,7 +189,7 @@ fn a_tokenizer_file_s_report_is_cited_without_the_file() {
         file.path(),
         "--format",
         "xml",
-        "--hide-metadata-key",
+        "--hide-metadata-keys",
         "chunk_id",
         PRICING,
     ])

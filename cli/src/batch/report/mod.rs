@@ -106,7 +106,7 @@ pub(crate) struct RunReport {
 pub(crate) struct About {
     pub(crate) input: String,
     pub(crate) jobs: usize,
-    pub(crate) settings: Vec<(&'static str, String)>,
+    pub(crate) settings: Vec<(String, String)>,
 }
 
 impl RunReport {

@@ -26,7 +26,7 @@ const BARS: usize = 20;
 struct Page<'a> {
     input: Text<'a>,
     jobs: usize,
-    settings: Vec<(&'static str, Text<'a>)>,
+    settings: Vec<(&'a str, Text<'a>)>,
     finished: bool,
     elapsed: String,
     rate: Option<String>,
@@ -123,7 +123,7 @@ pub(super) fn render(
             .about
             .settings
             .iter()
-            .map(|(name, value)| (*name, Text::field(value)))
+            .map(|(name, value)| (name.as_str(), Text::field(value)))
             .collect(),
         finished: finished.is_some(),
         elapsed: time_text(u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX)),
