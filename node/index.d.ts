@@ -12,7 +12,7 @@ export declare class Assembler {
    * A configuration: `budget` in tokens (or none, with a model window), and the options
    * of `mentor-context assemble` in camelCase.
    */
-  constructor(budget?: number | null, options?: AssemblerOptions)
+  constructor(budget?: number | null, options?: Settings)
   /**
    * The report of one request, with exactly the keys of `mentor-context assemble --json`:
    * context, tokenCount, budget, encoding, citations, omitted (and window, headroom with
@@ -127,7 +127,7 @@ export declare class PromptAssembler {
    * `mentor-context prompt` and the context options of `new Assembler` (but those that
    * set the budget or the tokenizer), in camelCase.
    */
-  constructor(options: PromptOptions & Omit<AssemblerOptions, 'reserveOutput' | 'promptTokens' | 'engine'>)
+  constructor(options: Settings)
   /**
    * The whole prompt, with exactly the keys of `mentor-context prompt --json`: prompt
    * (absent for `openai`), messages, tokenCount, window, reserve, parts, dropped, context
@@ -207,63 +207,6 @@ export interface AnthropicSearchResult {
   content: Array<TextBlock>
   citations: CitationsConfig
   cache_control?: CacheControl
-}
-
-/** The options of `new Assembler(budget, options)`: the command's options, in camelCase. */
-export interface AssemblerOptions {
-  /** `o200k_base` (the default), `cl100k_base`, `p50k_base` or `r50k_base`. */
-  encoding?: 'o200k_base' | 'cl100k_base' | 'p50k_base' | 'r50k_base'
-  /**
-   * An OpenAI model, for its encoding (and, with `reserveOutput` or `promptTokens`, its
-   * window).
-   */
-  model?: string
-  /** With `model`: tokens kept free for the answer; the budget is what the window leaves. */
-  reserveOutput?: number
-  /** With `model`: tokens the rest of the prompt takes. */
-  promptTokens?: number
-  engine?: 'bpe-openai' | 'tiktoken'
-  format?: 'plain' | 'xml'
-  /** What to do with the first result that does not fit. */
-  overflow?: 'truncate' | 'stop' | 'skip'
-  duplicates?: 'url-and-content' | 'content' | 'keep'
-  /** The same as `duplicates: 'keep'`. */
-  keepDuplicates?: boolean
-  minScore?: number
-  maxBlocks?: number
-  minTruncatedTokens?: number
-  /** Metadata keys kept out of the prompt (they stay on the citations). */
-  hideMetadataKeys?: Array<string>
-  /** Text before the blocks, counted in the budget. */
-  header?: string
-  order?: 'score' | 'as-given' | 'edges'
-  maxPerSource?: number
-  maxHeadTokens?: number
-  /**
-   * The bytes a cache of token counts may hold, shared by every request of this
-   * assembler.
-   */
-  cacheBytes?: number
-  /**
-   * Seal every report (HMAC-SHA256) with this key (a string is its UTF-8), and continue
-   * only sealed reports. At least 16 bytes.
-   */
-  sealKey?: string | Uint8Array
-  /**
-   * Write a model API's own entries instead of text (`entries`), and read its response
-   * (`resolveResponse`, `responseStream`): Anthropic `search_result` blocks, Anthropic
-   * `document` blocks, Bedrock Converse `document` blocks, Cohere documents, or the
-   * documents of a Mistral tool result. The budget counts the entries' text as the
-   * report's `context` shows it. Not with `format`.
-   */
-  dialect?: 'anthropic' | 'anthropic-documents' | 'bedrock' | 'cohere' | 'mistral'
-  /**
-   * With a dialect: `entries` marks the last entry (and the last of a `previous` turn)
-   * with a prompt-cache breakpoint, `cache_control: { type: 'ephemeral' }`.
-   */
-  cacheControl?: boolean
-  /** Make an unknown property in a result an error, instead of a warning. */
-  strict?: boolean
 }
 
 /**
@@ -391,14 +334,17 @@ export interface EntriesOptions {
 }
 
 /**
- * The `code` of every error this package throws: the kind of problem. The message says
- * the rest in the library's words (the command prints the same line).
+ * The `code` of every error this package throws: the library's `ErrorKind`, by its stable
+ * code (the command prints the same in `error[CODE]`, Python's `MentorContextError.code`
+ * holds it). The message says the rest in the library's words.
  */
 export declare enum ErrorCode {
   /** An encoding name the library does not know (a model's name among them). */
   UnknownEncoding = 'UNKNOWN_ENCODING',
   /** An engine that does not ship the encoding. */
   EngineLacksEncoding = 'ENGINE_LACKS_ENCODING',
+  /** A tokenizer file (a `tokenizer.json`, a Tekken file) that cannot be read or is not one. */
+  TokenizerFile = 'TOKENIZER_FILE',
   /** A model whose encoding or window is unknown. */
   UnknownModel = 'UNKNOWN_MODEL',
   /** A format, overflow policy, order or duplicates mode the library does not know. */
@@ -412,6 +358,11 @@ export declare enum ErrorCode {
    * prompt: the system message, the question and the template's framing alone do).
    */
   WindowTooSmall = 'WINDOW_TOO_SMALL',
+  /**
+   * A model API's response that cannot be read against the report: not JSON, not of the
+   * dialect's shape, cut off before its last event.
+   */
+  InvalidResponse = 'INVALID_RESPONSE',
   /** A seal key shorter than 16 bytes. */
   SealKeyTooShort = 'SEAL_KEY_TOO_SHORT',
   /** `minScore` is NaN. */
@@ -420,18 +371,36 @@ export declare enum ErrorCode {
   InvalidJson = 'INVALID_JSON',
   /**
    * A follow-up turn's previous report was not written by an assembler like this one,
-   * or was edited.
+   * or was edited: `reason` says which.
    */
   PreviousTurnMismatch = 'PREVIOUS_TURN_MISMATCH',
   /** A follow-up turn's earlier blocks alone take more tokens than the budget. */
   EarlierBlocksOverBudget = 'EARLIER_BLOCKS_OVER_BUDGET',
-  /** Another error of the library (one this version does not name). */
-  LibraryError = 'LIBRARY_ERROR',
   /**
-   * An option of the wrong type, a negative count, an unknown option, or options that
-   * conflict.
+   * A chat template that cannot be read or compiled, or that raises, loops or writes too
+   * much when rendered.
    */
-  InvalidOption = 'INVALID_OPTION',
+  ChatTemplate = 'CHAT_TEMPLATE',
+  /**
+   * A conversation that cannot be fitted: not an array of messages, empty, not ending
+   * with the user's question, a message that is not an object with a string `role`.
+   */
+  InvalidConversation = 'INVALID_CONVERSATION',
+  /** A date that is not a calendar day written `YYYY-MM-DD`. */
+  InvalidDate = 'INVALID_DATE',
+  /** A setting whose value cannot work, alone or with another. */
+  InvalidSetting = 'INVALID_SETTING',
+  /** A setting that does not exist (the message names the closest). */
+  UnknownSetting = 'UNKNOWN_SETTING',
+  /** `entries` or a response on an assembler that writes no dialect. */
+  NoDialect = 'NO_DIALECT',
+  /**
+   * Another argument of the wrong type: an answer or a chunk that is not a string,
+   * requests that are not an array, an option of a call (`threads`, `renumber`).
+   */
+  InvalidArgument = 'INVALID_ARGUMENT',
+  /** An input that cannot be read (the command's). */
+  InvalidInput = 'INVALID_INPUT',
   /**
    * A result the wire rules refuse (the message names it by its index), or results that
    * are not an array.
@@ -442,33 +411,14 @@ export declare enum ErrorCode {
    * read.
    */
   InvalidReport = 'INVALID_REPORT',
-  /**
-   * Another argument of the wrong type: an answer or a chunk that is not a string,
-   * requests that are not an array.
-   */
-  InvalidArgument = 'INVALID_ARGUMENT',
-  /** The system refused a worker thread. */
-  ThreadsNotStarted = 'THREADS_NOT_STARTED',
   /** `push` or `finish` on a stream that has finished. */
   StreamFinished = 'STREAM_FINISHED',
-  /**
-   * A model API's response that cannot be read against the report: not JSON, not of the
-   * dialect's shape, cut off before its last event; or a report or assembler without a
-   * dialect where one is needed (the library's `Error::Response`).
-   */
-  InvalidResponse = 'INVALID_RESPONSE',
-  /**
-   * A conversation that cannot be fitted: not an array of messages, empty, not ending
-   * with the user's question, a message that is not an object with a string `role`.
-   */
-  InvalidConversation = 'INVALID_CONVERSATION',
-  /**
-   * A chat template that cannot be read or compiled, or that raises, loops or writes too
-   * much when rendered.
-   */
-  ChatTemplate = 'CHAT_TEMPLATE',
-  /** A tokenizer file (a `tokenizer.json`, a Tekken file) that cannot be read or is not one. */
-  TokenizerFile = 'TOKENIZER_FILE',
+  /** The system refused a worker thread. */
+  ThreadsNotStarted = 'THREADS_NOT_STARTED',
+  /** The output could not be written (the command's). */
+  WriteFailed = 'WRITE_FAILED',
+  /** An error of a later library than this package knows. */
+  LibraryError = 'LIBRARY_ERROR',
 }
 
 /**
@@ -582,49 +532,6 @@ export interface Prompt {
   context: Report
 }
 
-/**
- * The options of `new PromptAssembler(options)` that are the prompt's own (the command's
- * `prompt` flags, in camelCase); with them, the context options of `new Assembler` but
- * `reserveOutput`, `promptTokens` and `engine`.
- */
-export interface PromptOptions {
-  /** The model's context window: the most tokens prompt and answer may take together. */
-  window: number
-  /**
-   * `'openai'` (OpenAI's counting rule, with `encoding` or `model`; no prompt text),
-   * `'harmony'` (gpt-oss), `'mistral'` (with a Tekken file as `tokenizerFile`), or the
-   * path of a model's `tokenizer_config.json` or `chat_template.jinja` (with its
-   * `tokenizer.json` as `tokenizerFile`).
-   */
-  chatTemplate: string
-  /** Tokens of the window kept free for the answer (default 1024). */
-  reserve?: number
-  /** The model's tokenizer file, for `'mistral'` and template files. */
-  tokenizerFile?: string
-  /**
-   * The conversation's date, `YYYY-MM-DD`, for templates that write one (default: today,
-   * in UTC).
-   */
-  date?: string
-  /**
-   * Where the context goes (default `'user'`: before the question, so that the system
-   * message and the history stay a stable prefix).
-   */
-  contextIn?: 'user' | 'system' | 'documents'
-  /** Keep the history within this many tokens (default: half of what the window leaves). */
-  historyMaxTokens?: number
-  /**
-   * When turns must go, the share of the history's room to leave free (0 to below 1,
-   * default 0.25).
-   */
-  trimStep?: number
-  /**
-   * Let the conversation's messages keep the model's control-token strings (retrieved
-   * text is always neutralized).
-   */
-  specialTokensInMessages?: boolean
-}
-
 /** How `tokenCount` splits between the parts; `template` is the framing, the rest. */
 export interface PromptParts {
   template: number
@@ -698,6 +605,48 @@ export declare function resolveCitations(report: Report | ReadonlyArray<Citation
 export interface ResolveOptions {
   /** Renumber the answer 1..k in order of first citation. */
   renumber?: boolean
+}
+
+/**
+ * The library's settings, as the options of `new Assembler(budget, options)` and
+ * `new PromptAssembler(options)`: the names of a settings file and of the command's flags, in
+ * camelCase (`maxBlocks`, `--max-blocks`). What each sets is in the crate's `Settings`
+ * documentation; `sealKey` is a key given as bytes, which no settings file holds.
+ */
+export interface Settings {
+  budget?: number
+  encoding?: 'o200k_base' | 'cl100k_base' | 'p50k_base' | 'r50k_base'
+  model?: string
+  reserveOutput?: number
+  promptTokens?: number
+  engine?: 'bpe-openai' | 'tiktoken'
+  tokenizerFile?: string
+  tokenizerKind?: 'huggingface' | 'tekken'
+  format?: 'plain' | 'xml'
+  dialect?: 'anthropic' | 'anthropic-documents' | 'bedrock' | 'cohere' | 'mistral'
+  header?: string
+  hideMetadataKeys?: Array<string>
+  maxHeadTokens?: number
+  overflow?: 'truncate' | 'stop' | 'skip'
+  duplicates?: 'url-and-content' | 'content' | 'keep'
+  order?: 'score' | 'as-given' | 'edges'
+  minScore?: number
+  maxBlocks?: number
+  maxPerSource?: number
+  minTruncatedTokens?: number
+  cacheBytes?: number
+  sealKeyFile?: string
+  cacheControl?: boolean
+  strict?: boolean
+  window?: number
+  reserve?: number
+  chatTemplate?: string
+  date?: string
+  contextIn?: 'user' | 'system' | 'documents'
+  historyMaxTokens?: number
+  trimStep?: number
+  allowSpecialTokensInMessages?: boolean
+  sealKey?: string | Uint8Array
 }
 
 /**

@@ -66,7 +66,7 @@ fn main() -> ExitCode {
 }
 
 /// The code of a setting the command does not have: the library's, as the bindings say it.
-const UNKNOWN_SETTING: &str = "UNKNOWN_SETTING";
+const UNKNOWN_SETTING: &str = mentor_context::ErrorKind::UnknownSetting.code();
 
 /// A command line clap refuses: an unknown flag is an unknown setting, in the words the
 /// settings of a file and the bindings use (`unknown setting `--max-block` (did you mean
@@ -85,7 +85,8 @@ fn usage_failure(err: &clap::Error) -> Failure {
         return Failure::bad_input(format!("unknown setting `{name}`{suggestion}"))
             .with_code(UNKNOWN_SETTING);
     }
-    Failure::bad_input(clap_message(err)).with_code("INVALID_ARGUMENT")
+    Failure::bad_input(clap_message(err))
+        .with_code(mentor_context::ErrorKind::InvalidArgument.code())
 }
 
 /// A panic is a bug, but even then standard error gets one line, not a backtrace hint.

@@ -27,7 +27,7 @@ pub(crate) struct Failure {
 
 /// The code of bad input that is no library error: a file that cannot be read, an empty
 /// input, a flag the command refuses.
-pub(crate) const INVALID_INPUT: &str = "INVALID_INPUT";
+pub(crate) const INVALID_INPUT: &str = mentor_context::ErrorKind::InvalidInput.code();
 
 impl Failure {
     /// A failure that is the input's fault: exit code [`EXIT_BAD_INPUT`], code
@@ -53,7 +53,7 @@ impl Failure {
     pub(crate) fn write_failed(message: String) -> Failure {
         Failure {
             exit: EXIT_WRITE_FAILED,
-            code: "WRITE_FAILED",
+            code: mentor_context::ErrorKind::WriteFailed.code(),
             message,
         }
     }

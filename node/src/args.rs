@@ -49,7 +49,7 @@ pub(crate) fn options(
     let packed = codec.pack(env, value)?;
     let read = (|| {
         let mut reader = packed.reader().map_err(internal)?;
-        let refused = |problem: String| Failure::new(ErrorCode::InvalidOption, problem);
+        let refused = |problem: String| Failure::new(ErrorCode::InvalidArgument, problem);
         if let Some(what) = reader.unsupported() {
             return Err(refused(format!("options: expected an object, got {what}")));
         }
@@ -85,7 +85,7 @@ pub(crate) fn flag(entries: &[(String, Given)], name: &str) -> Result<bool, Fail
         None | Some((_, Given::Nothing)) => Ok(false),
         Some((_, Given::Flag(flag))) => Ok(*flag),
         Some((_, other)) => Err(Failure::new(
-            ErrorCode::InvalidOption,
+            ErrorCode::InvalidArgument,
             format!("{name}: expected true or false, got {}", other.described()),
         )),
     }

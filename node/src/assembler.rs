@@ -12,11 +12,10 @@ use crate::codec::Codec;
 use crate::errors::{ErrorCode, Failure, OrThrow};
 use crate::given::{self, Given};
 use crate::many::{self, ManyTask};
-use crate::options::{self, KNOWN, Options};
 use crate::raw::{self, Value};
 use crate::report;
 use crate::request::{self, internal};
-use crate::seal_key;
+use crate::settings;
 use crate::tasks::AssembleTask;
 
 /// Assembles ranked retrieval results into the context block of a prompt, within an exact
@@ -43,7 +42,7 @@ impl Assembler {
     /// of `mentor-context assemble` in camelCase.
     #[napi(
         constructor,
-        ts_args_type = "budget?: number | null, options?: AssemblerOptions"
+        ts_args_type = "budget?: number | null, options?: Settings"
     )]
     pub fn new(
         env: &Env,
@@ -56,19 +55,16 @@ impl Assembler {
             Some(budget) => given::primitive(raw, budget.raw())?,
             None => Given::Nothing,
         };
-        let options = options.map(|o| o.raw());
-        let entries = args::options(raw, codec, options, &KNOWN)?;
-        let mut read = Options::read(&budget, entries).or_throw(raw)?;
-        if let Some(options) = options {
-            read.seal_key = seal_key::read(raw, options)?;
-        }
-        let assembler = read
-            .builder()
-            .and_then(|builder| builder.build().map_err(|err| Failure::library(&err)));
+        let budget = settings::count("budget", &budget).or_throw(raw)?;
+        let settings = settings::read(raw, codec, options.map(|o| o.raw()), &[("budget", budget)])?;
+        let assembler = settings
+            .assembler()
+            .map_err(|err| Failure::library(&err))
+            .or_throw(raw)?;
         Ok(Assembler {
-            assembler: assembler.or_throw(raw)?,
-            strict: read.strict,
-            cache_control: read.cache_control,
+            assembler,
+            strict: settings.strict,
+            cache_control: settings.cache_control,
             reused: Cell::default(),
         })
     }
@@ -196,11 +192,11 @@ impl Assembler {
     pub fn with_budget(&self, env: &Env, budget: Unknown<'_>) -> Result<Assembler> {
         let raw = env.raw();
         let budget = given::primitive(raw, budget.raw())?;
-        let budget = options::count("budget", &budget)
+        let budget = settings::count("budget", &budget)
             .and_then(|budget| {
                 budget.ok_or_else(|| {
                     Failure::new(
-                        ErrorCode::InvalidOption,
+                        ErrorCode::InvalidArgument,
                         "budget: missing; give the budget in tokens",
                     )
                 })

@@ -3,10 +3,13 @@
 
 use napi_derive::napi;
 
+use mentor_context::ErrorKind;
+
 use crate::raw::{self, Env};
 
-/// The `code` of every error this package throws: the kind of problem. The message says
-/// the rest in the library's words (the command prints the same line).
+/// The `code` of every error this package throws: the library's `ErrorKind`, by its stable
+/// code (the command prints the same in `error[CODE]`, Python's `MentorContextError.code`
+/// holds it). The message says the rest in the library's words.
 #[napi(string_enum = "UPPER_SNAKE")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorCode {
@@ -14,6 +17,8 @@ pub enum ErrorCode {
     UnknownEncoding,
     /// An engine that does not ship the encoding.
     EngineLacksEncoding,
+    /// A tokenizer file (a `tokenizer.json`, a Tekken file) that cannot be read or is not one.
+    TokenizerFile,
     /// A model whose encoding or window is unknown.
     UnknownModel,
     /// A format, overflow policy, order or duplicates mode the library does not know.
@@ -25,6 +30,9 @@ pub enum ErrorCode {
     /// The answer's reserve and the rest of the prompt fill the model's window (for a whole
     /// prompt: the system message, the question and the template's framing alone do).
     WindowTooSmall,
+    /// A model API's response that cannot be read against the report: not JSON, not of the
+    /// dialect's shape, cut off before its last event.
+    InvalidResponse,
     /// A seal key shorter than 16 bytes.
     SealKeyTooShort,
     /// `minScore` is NaN.
@@ -32,100 +40,101 @@ pub enum ErrorCode {
     /// JSON text that is not what it should be (a stored report given as a string).
     InvalidJson,
     /// A follow-up turn's previous report was not written by an assembler like this one,
-    /// or was edited.
+    /// or was edited: `reason` says which.
     PreviousTurnMismatch,
     /// A follow-up turn's earlier blocks alone take more tokens than the budget.
     EarlierBlocksOverBudget,
-    /// Another error of the library (one this version does not name).
-    LibraryError,
-    /// An option of the wrong type, a negative count, an unknown option, or options that
-    /// conflict.
-    InvalidOption,
+    /// A chat template that cannot be read or compiled, or that raises, loops or writes too
+    /// much when rendered.
+    ChatTemplate,
+    /// A conversation that cannot be fitted: not an array of messages, empty, not ending
+    /// with the user's question, a message that is not an object with a string `role`.
+    InvalidConversation,
+    /// A date that is not a calendar day written `YYYY-MM-DD`.
+    InvalidDate,
+    /// A setting whose value cannot work, alone or with another.
+    InvalidSetting,
+    /// A setting that does not exist (the message names the closest).
+    UnknownSetting,
+    /// `entries` or a response on an assembler that writes no dialect.
+    NoDialect,
+    /// Another argument of the wrong type: an answer or a chunk that is not a string,
+    /// requests that are not an array, an option of a call (`threads`, `renumber`).
+    InvalidArgument,
+    /// An input that cannot be read (the command's).
+    InvalidInput,
     /// A result the wire rules refuse (the message names it by its index), or results that
     /// are not an array.
     InvalidResult,
     /// A report (a previous turn's, or the one answers are read against) that cannot be
     /// read.
     InvalidReport,
-    /// Another argument of the wrong type: an answer or a chunk that is not a string,
-    /// requests that are not an array.
-    InvalidArgument,
-    /// The system refused a worker thread.
-    ThreadsNotStarted,
     /// `push` or `finish` on a stream that has finished.
     StreamFinished,
-    /// A model API's response that cannot be read against the report: not JSON, not of the
-    /// dialect's shape, cut off before its last event; or a report or assembler without a
-    /// dialect where one is needed (the library's `Error::Response`).
-    InvalidResponse,
-    /// A conversation that cannot be fitted: not an array of messages, empty, not ending
-    /// with the user's question, a message that is not an object with a string `role`.
-    InvalidConversation,
-    /// A chat template that cannot be read or compiled, or that raises, loops or writes too
-    /// much when rendered.
-    ChatTemplate,
-    /// A tokenizer file (a `tokenizer.json`, a Tekken file) that cannot be read or is not one.
-    TokenizerFile,
+    /// The system refused a worker thread.
+    ThreadsNotStarted,
+    /// The output could not be written (the command's).
+    WriteFailed,
+    /// An error of a later library than this package knows.
+    LibraryError,
 }
 
 impl ErrorCode {
-    /// The code as JavaScript sees it.
+    /// Every code, in the library's order, then `LIBRARY_ERROR`.
+    pub(crate) const ALL: [ErrorCode; 28] = [
+        ErrorCode::UnknownEncoding,
+        ErrorCode::EngineLacksEncoding,
+        ErrorCode::TokenizerFile,
+        ErrorCode::UnknownModel,
+        ErrorCode::UnknownName,
+        ErrorCode::HeaderOverBudget,
+        ErrorCode::MinTruncatedOverBudget,
+        ErrorCode::WindowTooSmall,
+        ErrorCode::InvalidResponse,
+        ErrorCode::SealKeyTooShort,
+        ErrorCode::NanMinScore,
+        ErrorCode::InvalidJson,
+        ErrorCode::PreviousTurnMismatch,
+        ErrorCode::EarlierBlocksOverBudget,
+        ErrorCode::ChatTemplate,
+        ErrorCode::InvalidConversation,
+        ErrorCode::InvalidDate,
+        ErrorCode::InvalidSetting,
+        ErrorCode::UnknownSetting,
+        ErrorCode::NoDialect,
+        ErrorCode::InvalidArgument,
+        ErrorCode::InvalidInput,
+        ErrorCode::InvalidResult,
+        ErrorCode::InvalidReport,
+        ErrorCode::StreamFinished,
+        ErrorCode::ThreadsNotStarted,
+        ErrorCode::WriteFailed,
+        ErrorCode::LibraryError,
+    ];
+
+    /// The code as JavaScript sees it: the library's for its kinds.
     pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::UnknownEncoding => "UNKNOWN_ENCODING",
-            ErrorCode::EngineLacksEncoding => "ENGINE_LACKS_ENCODING",
-            ErrorCode::UnknownModel => "UNKNOWN_MODEL",
-            ErrorCode::UnknownName => "UNKNOWN_NAME",
-            ErrorCode::HeaderOverBudget => "HEADER_OVER_BUDGET",
-            ErrorCode::MinTruncatedOverBudget => "MIN_TRUNCATED_OVER_BUDGET",
-            ErrorCode::WindowTooSmall => "WINDOW_TOO_SMALL",
-            ErrorCode::SealKeyTooShort => "SEAL_KEY_TOO_SHORT",
-            ErrorCode::NanMinScore => "NAN_MIN_SCORE",
-            ErrorCode::InvalidJson => "INVALID_JSON",
-            ErrorCode::PreviousTurnMismatch => "PREVIOUS_TURN_MISMATCH",
-            ErrorCode::EarlierBlocksOverBudget => "EARLIER_BLOCKS_OVER_BUDGET",
-            ErrorCode::LibraryError => "LIBRARY_ERROR",
-            ErrorCode::InvalidOption => "INVALID_OPTION",
-            ErrorCode::InvalidResult => "INVALID_RESULT",
-            ErrorCode::InvalidReport => "INVALID_REPORT",
-            ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
-            ErrorCode::ThreadsNotStarted => "THREADS_NOT_STARTED",
-            ErrorCode::StreamFinished => "STREAM_FINISHED",
-            ErrorCode::InvalidResponse => "INVALID_RESPONSE",
-            ErrorCode::InvalidConversation => "INVALID_CONVERSATION",
-            ErrorCode::ChatTemplate => "CHAT_TEMPLATE",
-            ErrorCode::TokenizerFile => "TOKENIZER_FILE",
+        match ErrorCode::ALL
+            .iter()
+            .zip(ErrorKind::ALL)
+            .find(|(code, _)| **code == self)
+        {
+            Some((_, kind)) => kind.code(),
+            None => "LIBRARY_ERROR",
         }
     }
 
-    /// The kind of a library error.
+    /// The code of a library error's kind.
     pub(crate) fn of(err: &mentor_context::Error) -> ErrorCode {
-        use mentor_context::Error;
-        match err {
-            Error::UnknownEncoding { .. } | Error::ModelNamedAsEncoding { .. } => {
-                ErrorCode::UnknownEncoding
-            }
-            Error::EngineLacksEncoding { .. } => ErrorCode::EngineLacksEncoding,
-            Error::UnknownModel { .. } => ErrorCode::UnknownModel,
-            Error::UnknownName { .. } => ErrorCode::UnknownName,
-            Error::HeaderOverBudget { .. } => ErrorCode::HeaderOverBudget,
-            Error::MinTruncatedOverBudget { .. } => ErrorCode::MinTruncatedOverBudget,
-            Error::WindowTooSmall { .. } | Error::PromptTooLarge { .. } => {
-                ErrorCode::WindowTooSmall
-            }
-            Error::SealKeyTooShort { .. } => ErrorCode::SealKeyTooShort,
-            Error::NanMinScore => ErrorCode::NanMinScore,
-            Error::Json { .. } => ErrorCode::InvalidJson,
-            Error::PreviousTurnMismatch { .. } => ErrorCode::PreviousTurnMismatch,
-            Error::EarlierBlocksOverBudget { .. } => ErrorCode::EarlierBlocksOverBudget,
-            Error::Response { .. } => ErrorCode::InvalidResponse,
-            Error::Conversation { .. } => ErrorCode::InvalidConversation,
-            Error::ChatTemplate { .. } => ErrorCode::ChatTemplate,
-            Error::TokenizerFile { .. } => ErrorCode::TokenizerFile,
-            Error::PromptSetting { .. } | Error::InvalidDate { .. } => ErrorCode::InvalidOption,
-            // `Error` is non-exhaustive.
-            _ => ErrorCode::LibraryError,
-        }
+        ErrorCode::of_kind(err.kind())
+    }
+
+    /// The code of `kind`.
+    pub(crate) fn of_kind(kind: ErrorKind) -> ErrorCode {
+        ErrorKind::ALL
+            .iter()
+            .position(|known| *known == kind)
+            .map_or(ErrorCode::LibraryError, |at| ErrorCode::ALL[at])
     }
 }
 
@@ -135,6 +144,8 @@ impl ErrorCode {
 pub struct Failure {
     pub(crate) code: ErrorCode,
     pub(crate) message: String,
+    /// Why a previous report was refused, for `error.reason` (and `error.block`).
+    pub(crate) reason: Option<mentor_context::PreviousTurnReason>,
 }
 
 impl Failure {
@@ -142,12 +153,17 @@ impl Failure {
         Failure {
             code,
             message: message.into(),
+            reason: None,
         }
     }
 
-    /// A library error, with the library's message.
+    /// A library error, with the library's message (and the reason a previous report was
+    /// refused).
     pub(crate) fn library(err: &mentor_context::Error) -> Failure {
-        Failure::new(ErrorCode::of(err), err.to_string())
+        Failure {
+            reason: err.previous_turn_reason(),
+            ..Failure::new(ErrorCode::of(err), err.to_string())
+        }
     }
 
     /// The same problem, said of `what` (`results[3]`, `previous`, `requests[2]`).
@@ -161,7 +177,19 @@ impl Failure {
 
     /// The JavaScript `Error` to throw, carried in a napi-rs error that throws it as it is.
     pub(crate) fn into_napi(self, env: Env) -> napi::Error {
-        match raw::error(env, self.code.as_str(), &self.message) {
+        let error = raw::error(env, self.code.as_str(), &self.message).and_then(|error| {
+            if let Some(reason) = self.reason {
+                let code = raw::string(env, reason.code())?;
+                raw::set_named(env, error, c"reason", code)?;
+                if let Some(block) = reason.block() {
+                    #[allow(clippy::cast_precision_loss)]
+                    let block = raw::number_value(env, block as f64)?;
+                    raw::set_named(env, error, c"block", block)?;
+                }
+            }
+            Ok(error)
+        });
+        match error {
             // SAFETY: a value of this handle scope, made just now.
             Ok(error) => {
                 napi::Error::from(unsafe { napi::Unknown::from_raw_unchecked(env, error) })
@@ -180,5 +208,30 @@ pub(crate) trait OrThrow<T> {
 impl<T> OrThrow<T> for Result<T, Failure> {
     fn or_throw(self, env: Env) -> napi::Result<T> {
         self.map_err(|failure| failure.into_napi(env))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_codes_are_the_library_s_in_its_order() {
+        assert_eq!(ErrorCode::ALL.len(), ErrorKind::ALL.len() + 1);
+        for (code, kind) in ErrorCode::ALL.iter().zip(ErrorKind::ALL) {
+            assert_eq!(code.as_str(), kind.code());
+            assert_eq!(ErrorCode::of_kind(kind), *code);
+            // napi-rs writes the enum's variant in upper snake case: the same text.
+            let variant = format!("{code:?}");
+            let mut snake = String::new();
+            for (at, c) in variant.char_indices() {
+                if c.is_ascii_uppercase() && at > 0 {
+                    snake.push('_');
+                }
+                snake.push(c.to_ascii_uppercase());
+            }
+            assert_eq!(snake, kind.code());
+        }
+        assert_eq!(ErrorCode::LibraryError.as_str(), "LIBRARY_ERROR");
     }
 }

@@ -33,7 +33,7 @@ pub(crate) fn threads(entries: &[(String, Given)]) -> std::result::Result<usize,
         .map_or(&Given::Nothing, |(_, given)| given);
     let refused = |what: String| {
         Failure::new(
-            ErrorCode::InvalidOption,
+            ErrorCode::InvalidArgument,
             format!(
                 "threads: {what}; expected at least 1 and at most {} here ({MAX_WORKERS_PER_CORE} \
                  per core)",
@@ -41,7 +41,7 @@ pub(crate) fn threads(entries: &[(String, Given)]) -> std::result::Result<usize,
             ),
         )
     };
-    match crate::options::count("threads", given)? {
+    match crate::settings::count("threads", given)? {
         None => Ok(std::thread::available_parallelism().map_or(1, usize::from)),
         Some(threads) if (1..=max_workers()).contains(&threads) => Ok(threads),
         Some(threads) => Err(refused(threads.to_string())),

@@ -70,6 +70,27 @@ pub(crate) fn clear_named(env: Env, object: Value, name: &CStr) -> Result<()> {
     )
 }
 
+/// `object[name] = value`.
+pub(crate) fn set_named(env: Env, object: Value, name: &CStr, value: Value) -> Result<()> {
+    check(
+        // SAFETY: `object` and `value` are values of this environment's handle scope, and
+        // `name` is a NUL-terminated string that outlives the call.
+        unsafe { sys::napi_set_named_property(env, object, name.as_ptr(), value) },
+        "napi_set_named_property",
+    )
+}
+
+/// A JavaScript number.
+pub(crate) fn number_value(env: Env, number: f64) -> Result<Value> {
+    let mut value = ptr::null_mut();
+    check(
+        // SAFETY: `value` is written by the call.
+        unsafe { sys::napi_create_double(env, number, &mut value) },
+        "napi_create_double",
+    )?;
+    Ok(value)
+}
+
 /// `array[at]`.
 pub(crate) fn element(env: Env, array: Value, at: usize) -> Result<Value> {
     let at = u32::try_from(at)

@@ -25,7 +25,7 @@ pub(crate) fn read(env: Env, options: Value) -> napi::Result<Option<Vec<u8>>> {
                     "another type"
                 };
                 Err(Failure::new(
-                    ErrorCode::InvalidOption,
+                    ErrorCode::InvalidSetting,
                     format!("sealKey: expected a string or a Uint8Array, got {what}"),
                 )
                 .into_napi(env))

@@ -25,60 +25,55 @@ pub struct MentorRagResult {
     pub metadata: Option<String>,
 }
 
-/// The options of `new Assembler(budget, options)`: the command's options, in camelCase.
+/// The library's settings, as the options of `new Assembler(budget, options)` and
+/// `new PromptAssembler(options)`: the names of a settings file and of the command's flags, in
+/// camelCase (`maxBlocks`, `--max-blocks`). What each sets is in the crate's `Settings`
+/// documentation; `sealKey` is a key given as bytes, which no settings file holds.
 #[napi(object, object_to_js = false)]
-pub struct AssemblerOptions {
-    /// `o200k_base` (the default), `cl100k_base`, `p50k_base` or `r50k_base`.
+pub struct Settings {
+    pub budget: Option<u32>,
     #[napi(ts_type = "'o200k_base' | 'cl100k_base' | 'p50k_base' | 'r50k_base'")]
     pub encoding: Option<String>,
-    /// An OpenAI model, for its encoding (and, with `reserveOutput` or `promptTokens`, its
-    /// window).
     pub model: Option<String>,
-    /// With `model`: tokens kept free for the answer; the budget is what the window leaves.
     pub reserve_output: Option<u32>,
-    /// With `model`: tokens the rest of the prompt takes.
     pub prompt_tokens: Option<u32>,
     #[napi(ts_type = "'bpe-openai' | 'tiktoken'")]
     pub engine: Option<String>,
+    pub tokenizer_file: Option<String>,
+    #[napi(ts_type = "'huggingface' | 'tekken'")]
+    pub tokenizer_kind: Option<String>,
     #[napi(ts_type = "'plain' | 'xml'")]
     pub format: Option<String>,
-    /// What to do with the first result that does not fit.
+    #[napi(ts_type = "'anthropic' | 'anthropic-documents' | 'bedrock' | 'cohere' | 'mistral'")]
+    pub dialect: Option<String>,
+    pub header: Option<String>,
+    pub hide_metadata_keys: Option<Vec<String>>,
+    pub max_head_tokens: Option<u32>,
     #[napi(ts_type = "'truncate' | 'stop' | 'skip'")]
     pub overflow: Option<String>,
     #[napi(ts_type = "'url-and-content' | 'content' | 'keep'")]
     pub duplicates: Option<String>,
-    /// The same as `duplicates: 'keep'`.
-    pub keep_duplicates: Option<bool>,
-    pub min_score: Option<f64>,
-    pub max_blocks: Option<u32>,
-    pub min_truncated_tokens: Option<u32>,
-    /// Metadata keys kept out of the prompt (they stay on the citations).
-    pub hide_metadata_keys: Option<Vec<String>>,
-    /// Text before the blocks, counted in the budget.
-    pub header: Option<String>,
     #[napi(ts_type = "'score' | 'as-given' | 'edges'")]
     pub order: Option<String>,
+    pub min_score: Option<f64>,
+    pub max_blocks: Option<u32>,
     pub max_per_source: Option<u32>,
-    pub max_head_tokens: Option<u32>,
-    /// The bytes a cache of token counts may hold, shared by every request of this
-    /// assembler.
+    pub min_truncated_tokens: Option<u32>,
     pub cache_bytes: Option<u32>,
-    /// Seal every report (HMAC-SHA256) with this key (a string is its UTF-8), and continue
-    /// only sealed reports. At least 16 bytes.
+    pub seal_key_file: Option<String>,
+    pub cache_control: Option<bool>,
+    pub strict: Option<bool>,
+    pub window: Option<u32>,
+    pub reserve: Option<u32>,
+    pub chat_template: Option<String>,
+    pub date: Option<String>,
+    #[napi(ts_type = "'user' | 'system' | 'documents'")]
+    pub context_in: Option<String>,
+    pub history_max_tokens: Option<u32>,
+    pub trim_step: Option<f64>,
+    pub allow_special_tokens_in_messages: Option<bool>,
     #[napi(ts_type = "string | Uint8Array")]
     pub seal_key: Option<String>,
-    /// Write a model API's own entries instead of text (`entries`), and read its response
-    /// (`resolveResponse`, `responseStream`): Anthropic `search_result` blocks, Anthropic
-    /// `document` blocks, Bedrock Converse `document` blocks, Cohere documents, or the
-    /// documents of a Mistral tool result. The budget counts the entries' text as the
-    /// report's `context` shows it. Not with `format`.
-    #[napi(ts_type = "'anthropic' | 'anthropic-documents' | 'bedrock' | 'cohere' | 'mistral'")]
-    pub dialect: Option<String>,
-    /// With a dialect: `entries` marks the last entry (and the last of a `previous` turn)
-    /// with a prompt-cache breakpoint, `cache_control: { type: 'ephemeral' }`.
-    pub cache_control: Option<bool>,
-    /// Make an unknown property in a result an error, instead of a warning.
-    pub strict: Option<bool>,
 }
 
 /// The options of `assembleMany` and `assembleManyAsync`.

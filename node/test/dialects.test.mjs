@@ -43,8 +43,9 @@ function failure (args) {
   const done = runCli(args)
   assert.equal(done.status, 2, done.stdout)
   const line = done.stderr.trim()
-  assert.ok(!line.includes('\n') && line.startsWith('mentor-context: '), line)
-  return line.slice('mentor-context: '.length)
+  const found = /^mentor-context: error\[[A-Z_]+\]: (.*)$/.exec(line)
+  assert.ok(!line.includes('\n') && found, line)
+  return found[1]
 }
 
 /** `err` is an Error of one line with `code`, one of ErrorCode's; returns its message. */
@@ -261,15 +262,16 @@ test('cacheControl marks the entries the command marks, in a follow-up turn too'
 test('dialect errors carry the command\'s message and a code', () => {
   // A name the command's parser lists in the library's words.
   const bad = check(thrown(() => new Assembler(600, { dialect: 'openai' })), 'UNKNOWN_NAME')
-  assert.equal(bad, 'unknown dialect `openai` (expected anthropic, anthropic-documents, bedrock, cohere or mistral)')
-  assert.ok(cliError(['--budget', '600', '--dialect', 'openai']).includes(bad))
-  assert.match(check(thrown(() => new Assembler(600, { cacheControl: true })), 'INVALID_OPTION'),
-    /^cacheControl marks a dialect's entries: give dialect 'anthropic' or 'anthropic-documents'$/)
-  assert.ok(cliError(['--budget', '600', '--cache-control']).startsWith("--cache-control marks a dialect's entries"))
-  assert.match(check(thrown(() => new Assembler(600, { dialect: 'cohere', format: 'xml' })), 'INVALID_OPTION'),
-    /^dialect and format both choose what is written: give one$/)
-  assert.match(check(thrown(() => new Assembler(600, { dialect: 'cohere', cacheControl: 'yes' })), 'INVALID_OPTION'),
-    /^cacheControl: expected true or false, got a string$/)
+  assert.equal(bad, 'dialect: unknown dialect `openai` (expected anthropic, anthropic-documents, bedrock, cohere or mistral)')
+  assert.ok(cliError(['--budget', '600', '--dialect', 'openai']).includes(bad.replace(/^dialect: /, '')))
+  const marks = check(thrown(() => new Assembler(600, { cacheControl: true })), 'INVALID_SETTING')
+  assert.equal(marks, "cacheControl: marks a dialect's entries: give dialect anthropic or anthropic-documents")
+  assert.equal(cliError(['--budget', '600', '--cache-control']),
+    "--cache-control: marks a dialect's entries: give --dialect anthropic or anthropic-documents")
+  assert.match(check(thrown(() => new Assembler(600, { dialect: 'cohere', format: 'xml' })), 'INVALID_SETTING'),
+    /^dialect: cannot be used with format: both choose what is written; give one$/)
+  assert.match(check(thrown(() => new Assembler(600, { dialect: 'cohere', cacheControl: 'yes' })), 'INVALID_SETTING'),
+    /^cacheControl: expected true or false, got the string "yes"$/)
 
   // A stream cut off before its last event, and one cut in the middle of an event.
   const assembler = new Assembler(600, { dialect: 'anthropic' })
@@ -323,10 +325,10 @@ test('dialect errors carry the command\'s message and a code', () => {
     "report: assembled as text, not for dialect 'cohere'")
   assert.equal(check(thrown(() => text.responseStream(report)), 'INVALID_REPORT'),
     "report: assembled for the anthropic dialect: give the option dialect: 'anthropic'")
-  assert.equal(check(thrown(() => text.entries(textReport)), 'INVALID_RESPONSE'),
-    "the response cannot be read: this assembler writes text, not a dialect's entries")
+  assert.match(check(thrown(() => text.entries(textReport)), 'NO_DIALECT'),
+    /^this assembler writes no dialect: build it with one/)
   assert.match(check(thrown(() => assembler.entries(report, { previous: 3 })), 'INVALID_REPORT'), /^previous: /)
-  assert.match(check(thrown(() => assembler.entries(report, { prev: report })), 'INVALID_OPTION'), /unknown option `prev`/)
+  assert.match(check(thrown(() => assembler.entries(report, { prev: report })), 'INVALID_ARGUMENT'), /unknown option `prev`/)
   assert.deepEqual(text.contents(textReport).length, textReport.citations.length)
 })
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 
 import { Assembler, ErrorCode } from '../index.js'
-import { FIXTURES, cliError, load, runCli, tempFile, thrown } from './helpers.mjs'
+import { FIXTURES, cliError, cliFailure, load, runCli, tempFile, thrown } from './helpers.mjs'
 
 const CODES = new Set(Object.values(ErrorCode))
 
@@ -32,18 +32,26 @@ const BAD_CONFIGURATIONS = [
 
 test('configuration errors carry the library\'s message, which the command prints', () => {
   for (const [args, [budget, options], code] of BAD_CONFIGURATIONS) {
+    // Both name the setting as their caller spells it; the problem after it is the same, and
+    // so is the code (where the command's parser, not the library, refused the flag, it
+    // wraps the library's words in clap's).
     const message = check(thrown(() => new Assembler(budget, options)), code)
-    const command = cliError(args)
-    assert.ok(command.endsWith(message), `${command}\n${message}`)
+    const [setting, problem] = [message.slice(0, message.indexOf(': ')), message.slice(message.indexOf(': ') + 2)]
+    const command = cliFailure(args)
+    assert.ok(command.message.endsWith(problem), `${command.message}\n${message}`)
+    if (command.message.startsWith('--')) {
+      assert.equal(command.message, `--${setting.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: ${problem}`)
+      assert.equal(command.code, code)
+    }
   }
   // Names the command's parser lists for itself (its message is clap's), in the library's
   // own words here.
   assert.equal(check(thrown(() => new Assembler(100, { overflow: 'spill' })), 'UNKNOWN_NAME'),
-    'unknown overflow policy `spill` (expected truncate, stop or skip)')
-  assert.match(check(thrown(() => new Assembler(100, { order: 'random' })), 'UNKNOWN_NAME'), /^unknown order `random`/)
+    'overflow: unknown overflow policy `spill` (expected truncate, stop or skip)')
+  assert.match(check(thrown(() => new Assembler(100, { order: 'random' })), 'UNKNOWN_NAME'), /^order: unknown order `random`/)
   const key = tempFile('short', 'short')
   const message = check(thrown(() => new Assembler(100, { sealKey: 'short' })), 'SEAL_KEY_TOO_SHORT')
-  assert.equal(cliError(['--seal-key-file', key]), `--seal-key-file: ${message}`)
+  assert.equal(cliError(['--seal-key-file', key]), message.replace(/^sealKey: /, '--seal-key-file: '))
 })
 
 test('options the command refuses through its parser are refused in words', () => {
@@ -53,20 +61,23 @@ test('options the command refuses through its parser are refused in words', () =
     [['400', {}], /^budget: expected a whole number, 0 or more, got a string$/],
     [[10, { maxBlocks: -1 }], /^maxBlocks: negative/],
     [[undefined, {}], /^budget: missing/],
-    [[10, { model: 'gpt-4o', reserveOutput: 10 }], /both set the budget/],
-    [[10, { model: 'gpt-4o', encoding: 'cl100k_base' }], /both choose the encoding/],
-    [[10, { reserveOutput: 10 }], /need a model/],
-    [[10, { keepDuplicates: true, duplicates: 'keep' }], /both choose the duplicates/],
-    [[10, { maxblocks: 3 }], /^options: unknown option `maxblocks` \(known: encoding, /],
-    [[10, { format: 3 }], /^format: expected a string, got 3$/],
-    [[10, { strict: 'yes' }], /^strict: expected true or false, got a string$/],
-    [[10, { hideMetadataKeys: 'page' }], /^hideMetadataKeys: expected an array of strings/],
+    [[10, { model: 'gpt-4o', reserveOutput: 10 }], /^budget: cannot be used with reserveOutput: the model's window sets the budget/],
+    [[10, { model: 'gpt-4o', encoding: 'cl100k_base' }], /^model: cannot be used with encoding: both choose the encoding/],
+    [[10, { reserveOutput: 10 }], /^reserveOutput: needs model/],
+    [[10, { format: 3 }], /^format: invalid type: .*3.*, expected a format: plain or xml$/],
+    [[10, { strict: 'yes' }], /^strict: expected true or false, got the string "yes"$/],
+    [[10, { hideMetadataKeys: 'page' }], /^hideMetadataKeys: expected a list of strings/],
     [[10, { sealKey: 12345678901234567 }], /^sealKey: expected a string or a Uint8Array/],
-    [[10, 'xml'], /^options: expected an object, got a string$/],
+    [[10, { budget: 20 }], /^budget: given twice/],
   ]) {
-    assert.match(check(thrown(() => new Assembler(...options)), 'INVALID_OPTION'), message)
+    const err = thrown(() => new Assembler(...options))
+    assert.match(check(err, err.code), message)
+    assert.ok(['INVALID_SETTING', 'INVALID_ARGUMENT'].includes(err.code), err.code)
   }
-  assert.throws(() => new Assembler(100).withBudget(-1), { code: 'INVALID_OPTION', message: /^budget: negative/ })
+  assert.equal(check(thrown(() => new Assembler(10, { maxblocks: 3 })), 'UNKNOWN_SETTING'),
+    'unknown setting `maxblocks` (did you mean `maxBlocks`?)')
+  assert.match(check(thrown(() => new Assembler(10, 'xml')), 'INVALID_ARGUMENT'), /^options: expected an object, got a string$/)
+  assert.throws(() => new Assembler(100).withBudget(-1), { code: 'INVALID_ARGUMENT', message: /^budget: negative/ })
 })
 
 // Each: a request, the problem the library names (the command names it at its line and

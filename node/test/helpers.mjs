@@ -51,11 +51,18 @@ export function cliReport (args, fixture) {
 
 /** The one-line message of a failing `assemble`, without the program's name. */
 export function cliError (args, fixture = join(FIXTURES, 'pricing.json')) {
+  return cliFailure(args, fixture).message
+}
+
+/** The code and the message of the one line a failing `assemble` writes,
+ * `mentor-context: error[CODE]: message`. */
+export function cliFailure (args, fixture = join(FIXTURES, 'pricing.json')) {
   const done = runCli(['assemble', ...args, fixture])
   if (done.status !== 2) throw new Error(`expected exit 2, got ${done.status}: ${done.stdout}`)
   const line = done.stderr.trim()
-  if (line.includes('\n') || !line.startsWith('mentor-context: ')) throw new Error(line)
-  return line.slice('mentor-context: '.length)
+  const found = /^mentor-context: error\[([A-Z_]+)\]: (.*)$/.exec(line)
+  if (line.includes('\n') || !found) throw new Error(line)
+  return { code: found[1], message: found[2] }
 }
 
 /** A file of `text` in a new temporary folder. */

@@ -35,7 +35,7 @@ test('a bad request is named, and so is a bad threads option', () => {
     [-1, 'threads: negative; expected a whole number, 0 or more'],
     ['2', 'threads: expected a whole number, 0 or more, got a string'],
   ]) {
-    assert.throws(() => assembler.assembleMany([[]], { threads }), { code: 'INVALID_OPTION', message })
+    assert.throws(() => assembler.assembleMany([[]], { threads }), { code: 'INVALID_ARGUMENT', message })
   }
-  assert.throws(() => assembler.assembleMany([[]], { thread: 2 }), { code: 'INVALID_OPTION', message: /unknown option `thread`/ })
+  assert.throws(() => assembler.assembleMany([[]], { thread: 2 }), { code: 'INVALID_ARGUMENT', message: /unknown option `thread`/ })
 })

@@ -24,8 +24,9 @@ function cliPromptError (args, conversation = CONVERSATION) {
   const done = runCli(['prompt', '--conversation', conversation, ...args, RESULTS])
   assert.equal(done.status, 2, `expected exit 2: ${done.stdout}${done.stderr}`)
   const line = done.stderr.trim()
-  assert.ok(!line.includes('\n') && line.startsWith('mentor-context: '), line)
-  return line.slice('mentor-context: '.length)
+  const found = /^mentor-context: error\[[A-Z_]+\]: (.*)$/.exec(line)
+  assert.ok(!line.includes('\n') && found, line)
+  return found[1]
 }
 
 // Each: the command's flags and the same options, with the date pinned.
@@ -118,47 +119,44 @@ test('bad options throw with the option\'s name and a code, as the command refus
   const base = { chatTemplate: 'harmony', window: 4096, date: DATE }
   // Each: the options, the command's flags, the code, and how the message starts.
   const cases = [
-    [{ ...base, chatTemplate: 'llama' }, ['--chat-template', 'llama', '--window', '4096'], 'INVALID_OPTION', 'chatTemplate: '],
+    [{ ...base, chatTemplate: 'llama' }, ['--chat-template', 'llama', '--window', '4096'], 'INVALID_SETTING', 'tokenizerFile: '],
     [{ ...base, chatTemplate: 'mistral', tokenizerFile: '/no/such/tekken.json' },
       ['--chat-template', 'mistral', '--tokenizer-file', '/no/such/tekken.json', '--window', '4096'], 'TOKENIZER_FILE', 'tokenizerFile: '],
-    [{ ...base, window: 1000 }, ['--chat-template', 'harmony', '--window', '1000'], 'INVALID_OPTION', 'reserve: '],
+    [{ ...base, window: 1000 }, ['--chat-template', 'harmony', '--window', '1000'], 'INVALID_SETTING', 'reserve: '],
     [{ ...base, contextIn: 'documents' }, ['--chat-template', 'harmony', '--window', '4096', '--context-in', 'documents'],
-      'INVALID_OPTION', 'contextIn: '],
-    [{ ...base, trimStep: 1 }, ['--chat-template', 'harmony', '--window', '4096', '--trim-step', '1'], 'INVALID_OPTION', 'trimStep: '],
+      'INVALID_SETTING', 'contextIn: '],
+    [{ ...base, trimStep: 1 }, ['--chat-template', 'harmony', '--window', '4096', '--trim-step', '1'], 'INVALID_SETTING', 'trimStep: '],
     [{ ...base, dialect: 'anthropic' }, ['--chat-template', 'harmony', '--window', '4096', '--dialect', 'anthropic'],
-      'INVALID_OPTION', 'dialect: '],
+      'INVALID_SETTING', 'dialect: '],
   ]
   for (const [options, args, code, start] of cases) {
     const message = check(thrown(() => new PromptAssembler(options)), code)
     assert.ok(message.startsWith(start), message)
     sameProblem(message, cliPromptError(args))
   }
-  // The options that set the budget or the tokenizer, refused by name, as the command's flags.
-  // (The command's parser wants a model with --reserve-output and --prompt-tokens.)
-  const model = ['--model', 'gpt-4o']
+  // The settings that set the budget or the tokenizer, refused by name, as the command's flags.
   for (const [option, value, flags] of [['budget', 100, ['--budget', '100']],
-    ['reserveOutput', 100, ['--reserve-output', '100', ...model]],
-    ['promptTokens', 100, ['--prompt-tokens', '100', ...model]], ['engine', 'tiktoken', ['--engine', 'tiktoken']]]) {
-    const message = check(thrown(() => new PromptAssembler({ ...base, [option]: value })), 'INVALID_OPTION')
-    assert.match(message, new RegExp(`^${option} is not an option of PromptAssembler: `))
+    ['reserveOutput', 100, ['--reserve-output', '100']],
+    ['promptTokens', 100, ['--prompt-tokens', '100']], ['engine', 'tiktoken', ['--engine', 'tiktoken']]]) {
+    const message = check(thrown(() => new PromptAssembler({ ...base, [option]: value })), 'INVALID_SETTING')
+    assert.match(message, new RegExp(`^${option}: not a setting of a whole prompt: `))
     const command = cliPromptError(['--chat-template', 'harmony', '--window', '4096', ...flags])
-    assert.match(command, new RegExp(`^${flags[0]} is not an option of \`prompt\`: `))
-    // Why, in the same words but for the option's spelling.
+    assert.match(command, new RegExp(`^${flags[0]}: not a setting of a whole prompt: `))
+    // Why, in the same words but for the settings' spelling.
     assert.equal(message.split(': ').slice(1).join(': ').replace(/give (\w+)$/, 'give --$1'),
       command.split(': ').slice(1).join(': '))
   }
-  for (const [options, pattern] of [
-    [undefined, /^options: missing/],
-    [{ chatTemplate: 'harmony' }, /^window: missing/],
-    [{ window: 4096 }, /^chatTemplate: missing/],
-    [{ ...base, window: -1 }, /^window: negative/],
-    [{ ...base, trimStep: '0.5' }, /^trimStep: expected a number, got a string$/],
-    [{ ...base, date: '2026-13-01' }, /^date: invalid date `2026-13-01`/],
-    [{ ...base, windw: 10 }, /^options: unknown option `windw`/],
-    [{ ...base, model: 'gpt-4o', encoding: 'o200k_base' }, /both choose the encoding/],
+  for (const [options, code, pattern] of [
+    [undefined, 'INVALID_SETTING', /^window: missing/],
+    [{ chatTemplate: 'harmony' }, 'INVALID_SETTING', /^window: missing/],
+    [{ window: 4096 }, 'INVALID_SETTING', /^chatTemplate: missing/],
+    [{ ...base, window: -1 }, 'INVALID_SETTING', /^window: negative/],
+    [{ ...base, trimStep: '0.5' }, 'INVALID_SETTING', /^trimStep: expected a number, got the string "0.5"$/],
+    [{ ...base, date: '2026-13-01' }, 'INVALID_DATE', /^date: invalid date `2026-13-01`/],
+    [{ ...base, windw: 10 }, 'UNKNOWN_SETTING', /^unknown setting `windw` \(did you mean `window`\?\)$/],
+    [{ ...base, model: 'gpt-4o', encoding: 'o200k_base' }, 'INVALID_SETTING', /both choose the encoding/],
   ]) {
-    check(thrown(() => new PromptAssembler(options)), 'INVALID_OPTION')
-    assert.match(thrown(() => new PromptAssembler(options)).message, pattern)
+    assert.match(check(thrown(() => new PromptAssembler(options)), code), pattern)
   }
   assert.match(check(thrown(() => new PromptAssembler({ ...base, contextIn: 'tool' })), 'UNKNOWN_NAME'),
     /^contextIn: unknown context placement `tool`/)

@@ -21,7 +21,7 @@ const CONFIGURATIONS = [
   [['--budget', '120', '--overflow', 'stop', '--max-blocks', '2', '--min-truncated-tokens', '8',
     '--engine', 'tiktoken', '--encoding', 'p50k_base', '--keep-duplicates'],
   [120, { overflow: 'stop', maxBlocks: 2, minTruncatedTokens: 8, engine: 'tiktoken',
-    encoding: 'p50k_base', keepDuplicates: true }]],
+    encoding: 'p50k_base', duplicates: 'keep' }]],
   [['--model', 'gpt-4o', '--reserve-output', '127000', '--prompt-tokens', '500'],
     [null, { model: 'gpt-4o', reserveOutput: 127000, promptTokens: 500 }]],
 ]

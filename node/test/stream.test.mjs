@@ -108,7 +108,7 @@ test('a split marker comes out whole', () => {
   assert.equal(thrown(() => stream.finish()).code, 'STREAM_FINISHED')
   assert.equal(thrown(() => new CitationStream(context).push(42)).code, 'INVALID_ARGUMENT')
   assert.equal(thrown(() => new CitationStream({ citations: [{ index: 'one' }] })).code, 'INVALID_REPORT')
-  assert.equal(thrown(() => new CitationStream(context, { renumbr: true })).code, 'INVALID_OPTION')
+  assert.equal(thrown(() => new CitationStream(context, { renumbr: true })).code, 'INVALID_ARGUMENT')
 })
 
 // Pieces answers are made of: every construct the scanner tells apart.

@@ -31,6 +31,7 @@ from ._native import (
     __version__,
     resolve_citations,
 )
+from ._settings import Settings
 from ._stream import StreamedCitations, stream_citations
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "PromptAssembler",
     "Resolver",
     "ResponseStream",
+    "Settings",
     "StreamedCitations",
     "resolve_citations",
     "stream_citations",

@@ -2,13 +2,24 @@
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, TypedDict, Unpack
+
+from ._settings import Settings
 
 __version__: str
 
 class MentorContextError(ValueError):
     """A configuration or input that mentor-context refuses; the message is the library's
     one-line message."""
+
+    code: str
+    """The library's stable code of the error's kind: ``UNKNOWN_SETTING``,
+    ``INVALID_SETTING``, ``HEADER_OVER_BUDGET``, ``PREVIOUS_TURN_MISMATCH``, ..."""
+    reason: str | None
+    """Why a previous report was refused (``SEAL_MISSING``, ``SEAL_MISMATCH``,
+    ``OTHER_TOKENIZER``, ``OTHER_LAYOUT``, ``EDITED_BLOCK``, ``EDITED_TEXT``), else None."""
+    block: int | None
+    """The block an ``EDITED_BLOCK`` names."""
 
 class Citation(TypedDict):
     index: int
@@ -146,27 +157,8 @@ class Assembler:
         self,
         budget: int | None = None,
         *,
-        encoding: Literal["o200k_base", "cl100k_base", "p50k_base", "r50k_base"] | None = None,
-        model: str | None = None,
-        reserve_output: int | None = None,
-        prompt_tokens: int | None = None,
-        engine: Literal["bpe-openai", "tiktoken"] | None = None,
-        format: Literal["plain", "xml"] | None = None,
-        overflow: Literal["truncate", "stop", "skip"] | None = None,
-        duplicates: Literal["url-and-content", "content", "keep"] | None = None,
-        min_score: float | None = None,
-        max_blocks: int | None = None,
-        min_truncated_tokens: int | None = None,
-        hide_metadata_keys: Sequence[str] = (),
-        header: str | None = None,
-        order: Literal["score", "as-given", "edges"] | None = None,
-        max_per_source: int | None = None,
-        max_head_tokens: int | None = None,
-        cache_bytes: int | None = None,
         seal_key: bytes | str | None = None,
-        dialect: Literal["anthropic", "anthropic-documents", "bedrock", "cohere", "mistral"] | None = None,
-        cache_control: bool = False,
-        strict: bool = False,
+        **settings: Unpack[Settings],
     ) -> None: ...
     def assemble(self, results: Sequence[Result]) -> Report:
         """The report of one request, with the keys of ``assemble --json``."""
@@ -249,32 +241,11 @@ class PromptAssembler:
 
     def __init__(
         self,
-        window: int,
-        chat_template: str,
+        window: int | None = None,
+        chat_template: str | os.PathLike[str] | None = None,
         *,
-        reserve: int | None = None,
-        tokenizer_file: str | os.PathLike[str] | None = None,
-        encoding: Literal["o200k_base", "cl100k_base", "p50k_base", "r50k_base"] | None = None,
-        model: str | None = None,
-        date: str | None = None,
-        context_in: Literal["user", "system", "documents"] | None = None,
-        history_max_tokens: int | None = None,
-        trim_step: float | None = None,
-        special_tokens_in_messages: bool = False,
-        format: Literal["plain", "xml"] | None = None,
-        overflow: Literal["truncate", "stop", "skip"] | None = None,
-        duplicates: Literal["url-and-content", "content", "keep"] | None = None,
-        min_score: float | None = None,
-        max_blocks: int | None = None,
-        min_truncated_tokens: int | None = None,
-        hide_metadata_keys: Sequence[str] = (),
-        header: str | None = None,
-        order: Literal["score", "as-given", "edges"] | None = None,
-        max_per_source: int | None = None,
-        max_head_tokens: int | None = None,
-        cache_bytes: int | None = None,
         seal_key: bytes | str | None = None,
-        strict: bool = False,
+        **settings: Unpack[Settings],
     ) -> None: ...
     def assemble(
         self, conversation: Sequence[Mapping[str, Any]], results: Sequence[Result]

@@ -5,17 +5,17 @@ use mentor_context::machinery::{MAX_WORKERS_PER_CORE, max_workers};
 use mentor_context::wire::ParsedResults;
 use mentor_context::{Assembler, MentorRagResult};
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyDict, PyList};
 
 use crate::dialects;
 use crate::errors::{from_library, refused};
 use crate::follow_up;
 use crate::many;
-use crate::options::{Options, SealKey};
 use crate::pyser::to_python;
 use crate::report::to_json;
 use crate::results::{read_request, read_request_into};
 use crate::reuse::{Reused, trim};
+use crate::settings::{self, SealKey};
 
 /// Assembles ranked retrieval results into the context block of a prompt, within an exact
 /// token budget. Configure once (every option is checked here, and a bad one raises
@@ -33,80 +33,26 @@ pub(crate) struct PyAssembler {
 
 #[pymethods]
 impl PyAssembler {
-    // One argument per option of the library's builder, as Python users expect keywords.
-    #[allow(clippy::too_many_arguments)]
+    /// Every setting of the library's `Settings` is a keyword, under its name there
+    /// (`max_blocks=8`); `seal_key` is a key given as bytes or text.
     #[new]
-    #[pyo3(signature = (
-        budget=None, *, encoding=None, model=None, reserve_output=None, prompt_tokens=None,
-        engine=None, format=None, overflow=None, duplicates=None, min_score=None,
-        max_blocks=None, min_truncated_tokens=None, hide_metadata_keys=Vec::new(), header=None,
-        order=None, max_per_source=None, max_head_tokens=None, cache_bytes=None, seal_key=None,
-        dialect=None, cache_control=false, strict=false
-    ))]
+    #[pyo3(signature = (budget=None, *, seal_key=None, **settings))]
     fn new(
-        budget: Option<i64>,
-        encoding: Option<String>,
-        model: Option<String>,
-        reserve_output: Option<i64>,
-        prompt_tokens: Option<i64>,
-        engine: Option<String>,
-        format: Option<String>,
-        overflow: Option<String>,
-        duplicates: Option<String>,
-        min_score: Option<f32>,
-        max_blocks: Option<i64>,
-        min_truncated_tokens: Option<i64>,
-        hide_metadata_keys: Vec<String>,
-        header: Option<String>,
-        order: Option<String>,
-        max_per_source: Option<i64>,
-        max_head_tokens: Option<i64>,
-        cache_bytes: Option<i64>,
-        seal_key: Option<SealKey>,
-        dialect: Option<String>,
-        cache_control: bool,
-        strict: bool,
         py: Python<'_>,
+        budget: Option<&Bound<'_, PyAny>>,
+        seal_key: Option<SealKey>,
+        settings: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        // As the command refuses `--cache-control` without `--dialect`.
-        if cache_control && dialect.is_none() {
-            return Err(refused(
-                "cache_control marks a dialect's entries: give dialect=\"anthropic\" or \
-                 \"anthropic-documents\"",
-            ));
-        }
-        let options = Options {
-            budget,
-            encoding,
-            model,
-            reserve_output,
-            prompt_tokens,
-            engine,
-            format,
-            overflow,
-            duplicates,
-            min_score,
-            max_blocks,
-            min_truncated_tokens,
-            hide_metadata_keys,
-            header,
-            order,
-            max_per_source,
-            max_head_tokens,
-            cache_bytes,
-            seal_key: seal_key.map(SealKey::into_bytes),
-            dialect,
-        };
-        let builder = options.builder()?;
+        let settings = settings::read(py, &[("budget", budget)], settings, seal_key)?;
         // Building loads the encoding's tables (up to a few hundred ms the first time): no
         // reason to hold the GIL for it.
         let assembler = py
-            .detach(|| builder.build())
+            .detach(|| settings.assembler())
             .map_err(|err| from_library(&err))?;
         Ok(PyAssembler {
             assembler,
-            strict,
-            cache_control,
+            strict: settings.strict,
+            cache_control: settings.cache_control,
             reused: Reused::default(),
         })
     }

@@ -77,6 +77,15 @@ impl<'de> Deserializer<'de> for PyDeserializer<'_, '_> {
             }
         } else if let Ok(float) = value.cast::<PyFloat>() {
             visitor.visit_f64(float.value())
+        } else if value.hasattr("__fspath__")? {
+            // A path (`pathlib.Path`, any `os.PathLike`): its text, as `os.fspath` gives it.
+            let path = value.call_method0("__fspath__")?;
+            match path.cast::<PyString>() {
+                Ok(text) => visitor.visit_str(text.to_str()?),
+                Err(_) => Err(DeError(
+                    "a path given as bytes: give it as str or pathlib.Path".to_string(),
+                )),
+            }
         } else if let Ok(mapping) = value.cast::<PyMapping>() {
             // Another mapping (a MappingProxy, an OrderedDict subclass): as a dict.
             let dict = PyDict::new(value.py());

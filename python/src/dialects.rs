@@ -1,8 +1,9 @@
 //! The model APIs' dialects from Python: a report's entries, and a provider's response read
 //! back against them, whole or event by event, through the library's `Resolver`.
 
-use crate::errors::{from_library, refused};
+use crate::errors::{from_library, refused_as};
 use crate::pyser::to_python;
+use mentor_context::ErrorKind;
 use mentor_context::citations::{CitationEvent, Resolution, Resolver};
 use mentor_context::dialects::{Entry, ResponseStream, mark_turn_cache_control};
 use mentor_context::machinery::IndexedText;
@@ -22,9 +23,10 @@ pub(crate) fn read_report(report: &Bound<'_, PyAny>) -> PyResult<AssembledContex
             .extract()?,
     };
     serde_json::from_str(&json).map_err(|err| {
-        refused(format!(
-            "report: expected a report of Assembler.assemble: {err}"
-        ))
+        refused_as(
+            ErrorKind::InvalidReport,
+            format!("report: expected a report of Assembler.assemble: {err}"),
+        )
     })
 }
 
@@ -127,7 +129,7 @@ impl PyResponseStream {
     fn stream(&mut self) -> PyResult<&mut ResponseStream<'static>> {
         self.stream
             .as_mut()
-            .ok_or_else(|| refused("the stream is finished"))
+            .ok_or_else(|| refused_as(ErrorKind::StreamFinished, "the stream is finished"))
     }
 
     /// `text` and `events` as Python values, the events' offsets in Python string indices.
@@ -198,7 +200,7 @@ impl PyResponseStream {
         let stream = self
             .stream
             .take()
-            .ok_or_else(|| refused("the stream is finished"))?;
+            .ok_or_else(|| refused_as(ErrorKind::StreamFinished, "the stream is finished"))?;
         let (out, mut resolution) = stream.finish().map_err(|err| from_library(&err))?;
         let answer = resolution.answer.clone().unwrap_or_default();
         to_char_offsets(&mut resolution, &answer);

@@ -9,32 +9,37 @@ use mentor_context::{AssembledContext, Assembler};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
-use crate::errors::{from_library, refused};
+use mentor_context::ErrorKind;
+
+use crate::errors::{from_library, refused_as};
 
 /// The previous report: JSON text as it is, a dict through `json.dumps`.
 pub(crate) fn read_previous(previous: &Bound<'_, PyAny>) -> PyResult<AssembledContext<'static>> {
-    let (text, given_as_text) = match previous.cast::<PyString>() {
-        Ok(text) => (text.to_str()?.to_string(), true),
-        Err(_) => {
-            let json = previous.py().import("json")?;
-            let text = json.call_method1("dumps", (previous,)).map_err(|err| {
-                refused(format!(
+    let (text, given_as_text) =
+        match previous.cast::<PyString>() {
+            Ok(text) => (text.to_str()?.to_string(), true),
+            Err(_) => {
+                let json = previous.py().import("json")?;
+                let text = json.call_method1("dumps", (previous,)).map_err(|err| {
+                refused_as(ErrorKind::InvalidReport, format!(
                     "previous_report: expected a report of Assembler.assemble (a dict) or its \
                      JSON text: {}",
                     err.value(previous.py())
                 ))
             })?;
-            (text.extract::<String>()?, false)
-        }
-    };
+                (text.extract::<String>()?, false)
+            }
+        };
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();
     if trimmed.is_empty() {
-        return Err(refused(
+        return Err(refused_as(
+            ErrorKind::InvalidReport,
             "previous_report: empty; expected a report of Assembler.assemble",
         ));
     }
     if trimmed.starts_with('[') {
-        return Err(refused(
+        return Err(refused_as(
+            ErrorKind::InvalidReport,
             "previous_report: a list; expected a report of Assembler.assemble (a dict)",
         ));
     }
@@ -42,10 +47,11 @@ pub(crate) fn read_previous(previous: &Bound<'_, PyAny>) -> PyResult<AssembledCo
         // Positions mean something in text the caller gave, not in text made from a dict.
         let err = mentor_context::Error::from(err);
         match (&err, given_as_text) {
-            (mentor_context::Error::Json { message, .. }, false) => {
-                refused(format!("previous_report: {message}"))
-            }
-            _ => refused(format!("previous_report: {err}")),
+            (mentor_context::Error::Json { message, .. }, false) => refused_as(
+                ErrorKind::InvalidReport,
+                format!("previous_report: {message}"),
+            ),
+            _ => refused_as(ErrorKind::InvalidReport, format!("previous_report: {err}")),
         }
     })
 }

@@ -1,10 +1,10 @@
 //! Python bindings of `mentor-context`: the module `mentor_context._native`, which the
 //! `mentor_context` package re-exports.
 //!
-//! Everything here is a thin layer over the library: options are parsed by the library's own
-//! `FromStr` and validated by `ContextBuilder::build`; results are read by the library's own
+//! Everything here is a thin layer over the library: keyword arguments are the library's
+//! `Settings`, read through serde and checked by it; results are read by the library's own
 //! serde rules (`deserialize_request`); reports are the library's own serialization. The
-//! modules: [`depythonize`] (a serde reader of Python objects), [`options`] (keyword arguments into a `ContextBuilder`), [`results`] (Python
+//! modules: [`depythonize`] (a serde reader of Python objects), [`settings`] (keyword arguments into `Settings`), [`results`] (Python
 //! objects into results), [`reuse`] (the buffers requests are read into), [`report`] (a context into JSON or a dict), [`pyser`] (a serde writer of Python objects), [`assembler`] (the `Assembler`
 //! class, with [`follow_up`] for its next turns), [`citations`] (`resolve_citations`),
 //! [`stream`] (`Resolver` and its `CitationStream`), [`prompt`] (`PromptAssembler`, the whole
@@ -18,12 +18,12 @@ mod dialects;
 mod errors;
 mod follow_up;
 mod many;
-mod options;
 mod prompt;
 mod pyser;
 mod report;
 mod results;
 mod reuse;
+mod settings;
 mod stream;
 
 use pyo3::prelude::*;
@@ -44,5 +44,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<stream::PyCitationStream>()?;
     m.add_function(wrap_pyfunction!(assembler::_time_rust_assemble, m)?)?;
     m.add_function(wrap_pyfunction!(assembler::_kept_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(settings::_settings_names, m)?)?;
+    m.add_function(wrap_pyfunction!(settings::_error_codes, m)?)?;
+    m.add_function(wrap_pyfunction!(settings::_settings_choices, m)?)?;
     Ok(())
 }

@@ -12,6 +12,7 @@
 //! borrowed), so memory holds the queue and the reports, not every request read: holding them
 //! all made one thread slower than a loop of `assemble`.
 
+use mentor_context::ErrorKind;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError, mpsc};
 
@@ -21,7 +22,7 @@ use mentor_context::{AssembledContext, Assembler, MentorRagResult};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
-use crate::errors::refused;
+use crate::errors::refused_as;
 use crate::pyser::to_python;
 use crate::results::read_request_into;
 use crate::reuse::trim;
@@ -99,7 +100,10 @@ pub(crate) fn assemble_many<'py>(
             }
         };
         if let Err(err) = start_workers(scope, threads, make_job) {
-            return Err(refused(format!("threads: {err}")));
+            return Err(refused_as(
+                ErrorKind::ThreadsNotStarted,
+                format!("threads: {err}"),
+            ));
         }
         drop(done_tx);
         // (In a mutex only because waiting on it without the GIL needs a `Sync` receiver.)
@@ -143,7 +147,8 @@ pub(crate) fn assemble_many<'py>(
         while in_order.reported < read {
             let finished = py.detach(|| lock(&done_rx).recv().ok());
             let Some(finished) = finished else {
-                return Err(refused(
+                return Err(refused_as(
+                    ErrorKind::ThreadsNotStarted,
                     "a worker thread stopped before its request was done",
                 ));
             };
@@ -245,7 +250,7 @@ pub(crate) fn located(py: Python<'_>, err: &PyErr, at: usize) -> PyErr {
     let message = err.value(py).to_string();
     let located = format!("requests[{at}]: {message}");
     if err.is_instance_of::<crate::errors::MentorContextError>(py) {
-        refused(located)
+        crate::errors::like(py, err, located)
     } else {
         pyo3::exceptions::PyTypeError::new_err(located)
     }

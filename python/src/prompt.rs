@@ -1,16 +1,17 @@
 //! The `PromptAssembler` class: a conversation and the results fitted to a model's window
 //! through its chat template, as the command's `prompt` fits them.
 
-use mentor_context::prompt::{Message, PromptAssembler, PromptBuilder};
-use mentor_context::{ContextBuilder, Encoding};
+use mentor_context::ErrorKind;
+use mentor_context::prompt::{Message, PromptAssembler};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use serde::Deserialize;
 
 use crate::depythonize::PyDeserializer;
-use crate::errors::{from_library, refused};
-use crate::options::{Options, SealKey, count};
+use crate::errors::{from_library, refused, refused_as};
 use crate::pyser::to_python;
 use crate::results::read_request;
+use crate::settings::{self, SealKey};
 
 /// Fits a whole prompt: the conversation (an optional system message, the history, the
 /// user's question last) and the results, to the window less the answer's reserve, through
@@ -23,107 +24,31 @@ pub(crate) struct PyPromptAssembler {
 
 #[pymethods]
 impl PyPromptAssembler {
-    // One keyword per option, as `Assembler` takes them; pyo3 hands the values over owned.
-    #[allow(clippy::too_many_arguments, clippy::needless_pass_by_value)]
+    /// Every setting of the library's `Settings` is a keyword, under its name there; `window`
+    /// and `chat_template` may also be given first, in that order.
     #[new]
-    #[pyo3(signature = (
-        window, chat_template, *, reserve=None, tokenizer_file=None, encoding=None, model=None,
-        date=None, context_in=None, history_max_tokens=None, trim_step=None,
-        special_tokens_in_messages=false, format=None, overflow=None, duplicates=None,
-        min_score=None, max_blocks=None, min_truncated_tokens=None,
-        hide_metadata_keys=Vec::new(), header=None, order=None, max_per_source=None,
-        max_head_tokens=None, cache_bytes=None, seal_key=None, strict=false
-    ))]
+    #[pyo3(signature = (window=None, chat_template=None, *, seal_key=None, **settings))]
     fn new(
-        window: i64,
-        chat_template: &str,
-        reserve: Option<i64>,
-        tokenizer_file: Option<std::path::PathBuf>,
-        encoding: Option<String>,
-        model: Option<String>,
-        date: Option<String>,
-        context_in: Option<String>,
-        history_max_tokens: Option<i64>,
-        trim_step: Option<f64>,
-        special_tokens_in_messages: bool,
-        format: Option<String>,
-        overflow: Option<String>,
-        duplicates: Option<String>,
-        min_score: Option<f32>,
-        max_blocks: Option<i64>,
-        min_truncated_tokens: Option<i64>,
-        hide_metadata_keys: Vec<String>,
-        header: Option<String>,
-        order: Option<String>,
-        max_per_source: Option<i64>,
-        max_head_tokens: Option<i64>,
-        cache_bytes: Option<i64>,
-        seal_key: Option<SealKey>,
-        strict: bool,
         py: Python<'_>,
+        window: Option<&Bound<'_, PyAny>>,
+        chat_template: Option<&Bound<'_, PyAny>>,
+        seal_key: Option<SealKey>,
+        settings: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        if encoding.is_some() && model.is_some() {
-            return Err(refused(
-                "encoding and model both choose the encoding: give one",
-            ));
-        }
-        let encoding = match (&encoding, &model) {
-            (Some(name), _) => Some(name.parse::<Encoding>().map_err(|e| from_library(&e))?),
-            (_, Some(model)) => Some(Encoding::for_model(model).map_err(|e| from_library(&e))?),
-            _ => None,
-        };
-        let options = Options {
-            format,
-            overflow,
-            duplicates,
-            min_score,
-            max_blocks,
-            min_truncated_tokens,
-            hide_metadata_keys,
-            header,
-            order,
-            max_per_source,
-            max_head_tokens,
-            cache_bytes,
-            seal_key: seal_key.map(SealKey::into_bytes),
-            ..Options::default()
-        };
-        let context = options.layout_builder(ContextBuilder::new(0))?;
-        let window = count("window", Some(window))?.unwrap_or_default();
-        let reserve = count("reserve", reserve)?;
-        let history_max_tokens = count("history_max_tokens", history_max_tokens)?;
-        let date = date
-            .map(|date| date.parse().map_err(|e| from_library(&e)))
-            .transpose()?;
-        let placement = context_in
-            .map(|name| name.parse().map_err(|e| from_library(&e)))
-            .transpose()?;
+        let settings = settings::read(
+            py,
+            &[("window", window), ("chat_template", chat_template)],
+            settings,
+            seal_key,
+        )?;
         // Loading a tokenizer.json takes a while: not with the GIL held.
         let prompts = py
-            .detach(|| {
-                let template = mentor_context::prompt::ChatTemplate::named(
-                    chat_template,
-                    tokenizer_file.as_deref(),
-                    encoding,
-                )?;
-                let mut builder = PromptBuilder::new(template, window)
-                    .context(context)
-                    .date(date)
-                    .history_max_tokens(history_max_tokens)
-                    .special_tokens_in_messages(special_tokens_in_messages);
-                if let Some(reserve) = reserve {
-                    builder = builder.reserve(reserve);
-                }
-                if let Some(placement) = placement {
-                    builder = builder.context_in(placement);
-                }
-                if let Some(step) = trim_step {
-                    builder = builder.trim_step(step);
-                }
-                builder.build()
-            })
+            .detach(|| settings.prompt_assembler())
             .map_err(|err| from_library(&err))?;
-        Ok(PyPromptAssembler { prompts, strict })
+        Ok(PyPromptAssembler {
+            prompts,
+            strict: settings.strict,
+        })
     }
 
     /// The whole prompt as a dict, with the keys of `mentor-context prompt --json`: prompt
@@ -176,6 +101,10 @@ impl PyPromptAssembler {
 /// The conversation: a list of message dicts (`{"role": ..., "content": ...}`), read with the
 /// library's own rules for a message.
 fn read_conversation(conversation: &Bound<'_, PyAny>) -> PyResult<Vec<Message>> {
-    Vec::<Message>::deserialize(PyDeserializer(conversation))
-        .map_err(|err| refused(format!("conversation: {err}")))
+    Vec::<Message>::deserialize(PyDeserializer(conversation)).map_err(|err| {
+        refused_as(
+            ErrorKind::InvalidConversation,
+            format!("conversation: {err}"),
+        )
+    })
 }

@@ -7,6 +7,7 @@
 //! `score`, `title`, `source_url` or `sourceUrl`, `metadata`), as a dataclass or a
 //! framework's document would carry them.
 
+use mentor_context::ErrorKind;
 use mentor_context::machinery::deserialize_request_into;
 use mentor_context::wire::{
     ParsedResults, UnknownProperties, UnknownProperty, deserialize_request,
@@ -16,7 +17,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyMapping, PyString, PyTuple};
 
 use crate::depythonize::PyDeserializer;
-use crate::errors::refused;
+use crate::errors::refused_as;
 
 /// The attributes an object result is read by, and the wire name each becomes. The first
 /// attribute of a pair that the object has wins.
@@ -127,11 +128,11 @@ fn locate(request: &Bound<'_, PyAny>, policy: UnknownProperties, problem: &str) 
                 break;
             };
             if let Err(err) = deserialize_request(PyDeserializer(&alone), policy) {
-                return refused(format!("results[{at}]: {err}"));
+                return refused_as(ErrorKind::InvalidResult, format!("results[{at}]: {err}"));
             }
         }
     }
-    refused(format!("results: {problem}"))
+    refused_as(ErrorKind::InvalidResult, format!("results: {problem}"))
 }
 
 /// One `UserWarning` per distinct unknown property, worded as the command's warning.

@@ -4,6 +4,7 @@
 //! Offsets (`span`, `at`) are Python string indices of the whole answer, as
 //! `resolve_citations` gives them; the library's own are UTF-8 byte offsets.
 
+use mentor_context::ErrorKind;
 use mentor_context::citations::{self, CitationEvent, Resolution, Resolver};
 use mentor_context::{AssembledContext, Citation};
 use pyo3::prelude::*;
@@ -11,7 +12,7 @@ use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use serde::Deserialize;
 
 use crate::depythonize::PyDeserializer;
-use crate::errors::refused;
+use crate::errors::refused_as;
 use crate::pyser::to_python;
 
 /// A resolver for `report`, owning what it reads against: a whole report (a dict from
@@ -20,9 +21,10 @@ use crate::pyser::to_python;
 /// a dict of nothing else) check none.
 pub(crate) fn read_resolver(report: &Bound<'_, PyAny>) -> PyResult<Resolver<'static>> {
     let problem = |err: &dyn std::fmt::Display| {
-        refused(format!(
-            "report: expected a report of Assembler.assemble or its citations: {err}"
-        ))
+        refused_as(
+            ErrorKind::InvalidReport,
+            format!("report: expected a report of Assembler.assemble or its citations: {err}"),
+        )
     };
     let whole = |text: &str| -> PyResult<Resolver<'static>> {
         let context: AssembledContext<'static> =
@@ -260,5 +262,8 @@ fn output<'py>(
 }
 
 fn finished() -> PyErr {
-    refused("the stream is finished: make a new one with Resolver.stream() for another answer")
+    refused_as(
+        ErrorKind::StreamFinished,
+        "the stream is finished: make a new one with Resolver.stream() for another answer",
+    )
 }

@@ -53,15 +53,22 @@ def cli_report(cli: Path, args: list[str], fixture: Path) -> str:
     return done.stdout
 
 
-def cli_error(cli: Path, args: list[str], fixture: Path | None = None) -> str:
-    """The one-line message of a failing `assemble`, without the program's name."""
+def cli_failure(cli: Path, args: list[str], fixture: Path | None = None) -> tuple[str, str]:
+    """The code and the one-line message of a failing `assemble`, without the program's name:
+    `mentor-context: error[CODE]: message`."""
     done = run_cli(cli, "assemble", *args, str(fixture or FIXTURES / "pricing.json"))
     assert done.returncode == 2, (done.returncode, done.stdout)
     line = done.stderr.strip()
     assert "\n" not in line, line
-    prefix = "mentor-context: "
+    prefix = "mentor-context: error["
     assert line.startswith(prefix), line
-    return line[len(prefix):]
+    code, message = line[len(prefix):].split("]: ", 1)
+    return code, message
+
+
+def cli_error(cli: Path, args: list[str], fixture: Path | None = None) -> str:
+    """The one-line message of a failing `assemble`, without the program's name and code."""
+    return cli_failure(cli, args, fixture)[1]
 
 
 def load(fixture: Path):

@@ -97,7 +97,7 @@ def test_a_cut_off_stream_and_a_text_report_are_refused():
         stream.finish()
     with pytest.raises(MentorContextError, match="the stream is finished"):
         stream.push_event({"type": "message_stop"})
-    with pytest.raises(MentorContextError, match="writes text, not a dialect"):
+    with pytest.raises(MentorContextError, match="writes no dialect"):
         Assembler(600).entries(Assembler(600).assemble(PRICING))
     with pytest.raises(MentorContextError, match="unknown dialect `openai`"):
         Assembler(600, dialect="openai")
@@ -134,10 +134,10 @@ def test_cache_control_marks_what_the_command_marks_in_a_follow_up_turn(cli, tmp
 
 
 def test_cache_control_needs_a_dialect_and_a_dialect_no_format():
-    with pytest.raises(MentorContextError, match="cache_control marks a dialect's entries"):
+    with pytest.raises(MentorContextError, match="cache_control: marks a dialect's entries"):
         Assembler(600, cache_control=True)
     # As the command and Node refuse the pair: the format would be dropped without a word.
-    with pytest.raises(MentorContextError, match="dialect and format both choose"):
+    with pytest.raises(MentorContextError, match="dialect: cannot be used with format: both choose"):
         Assembler(600, dialect="cohere", format="xml")
 
 

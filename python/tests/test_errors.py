@@ -4,13 +4,14 @@ import json
 import math
 
 import pytest
-from conftest import FIXTURES, cli_error, run_cli
+from conftest import FIXTURES, cli_error, cli_failure, run_cli
 
 from mentor_context import Assembler, MentorContextError
 
-# Each: the command's options, and the same configuration as Assembler keywords. The
-# command's message names the option (`--header: ...`) or wraps the library's message in
-# clap's; the library's message itself must be the exception's.
+# Each: the command's options, and the same configuration as Assembler keywords. Both name
+# the setting as their caller spells it (`--min-truncated-tokens: ...`,
+# `min_truncated_tokens: ...`), or the command's parser wraps the library's message in
+# clap's; the problem after the name, and the code, are the same.
 BAD_CONFIGURATIONS = [
     (["--budget", "3", "--header", "A header of many words"],
      dict(budget=3, header="A header of many words")),
@@ -33,12 +34,18 @@ def test_configuration_errors_carry_the_library_s_message(cli, args, options):
         Assembler(**options)
     message = str(raised.value)
     assert message and "\n" not in message
-    assert cli_error(cli, args).endswith(message)
+    setting, problem = message.split(": ", 1)
+    code, command = cli_failure(cli, args)
+    assert command.endswith(problem)
+    if command.startswith("--"):
+        assert command == f"--{setting.replace('_', '-')}: {problem}"
+        assert code == raised.value.code
 
 
 def test_the_exception_is_a_value_error():
-    with pytest.raises(ValueError, match=r"^unknown overflow policy `spill` \(expected truncate, stop or skip\)$"):
+    with pytest.raises(ValueError, match=r"^overflow: unknown overflow policy `spill` \(expected truncate, stop or skip\)$") as raised:
         Assembler(100, overflow="spill")
+    assert raised.value.code == "UNKNOWN_NAME"
 
 
 @pytest.mark.parametrize(
@@ -47,9 +54,9 @@ def test_the_exception_is_a_value_error():
         (dict(budget=-5), "budget: negative; expected a whole number, 0 or more"),
         (dict(budget=10, max_blocks=-1), "max_blocks: negative"),
         (dict(), "budget: missing"),
-        (dict(budget=10, model="gpt-4o", reserve_output=10), "both set the budget"),
+        (dict(budget=10, model="gpt-4o", reserve_output=10), "the model's window sets the budget"),
         (dict(budget=10, model="gpt-4o", encoding="cl100k_base"), "both choose the encoding"),
-        (dict(budget=10, reserve_output=10), "need a model"),
+        (dict(budget=10, reserve_output=10), "needs model"),
     ],
 )
 def test_combinations_the_command_refuses_are_refused_in_words(options, message):

@@ -82,6 +82,7 @@ def test_earlier_blocks_over_the_budget_raise_the_command_s_message(cli, tmp_pat
         Assembler(tokens - 1).assemble_follow_up(first, load(turn(2)))
     message = str(raised.value)
     assert message == f"the earlier turns' blocks take {tokens} tokens, more than the budget of {tokens - 1}"
+    assert raised.value.code == "EARLIER_BLOCKS_OVER_BUDGET"
     path = tmp_path / "previous.json"
     path.write_text(json.dumps(first))
     assert cli_error(cli, ["--budget", str(tokens - 1), "--previous", str(path)], turn(2)) == f"{path}: {message}"
@@ -109,6 +110,8 @@ def test_a_report_from_another_assembler_or_edited_is_refused_naming_what_differ
         Assembler(2000).assemble_follow_up(edited, two)
     message = str(raised.value)
     assert message.startswith("the previous report does not fit this assembler: block ")
+    assert (raised.value.code, raised.value.reason) == ("PREVIOUS_TURN_MISMATCH", "EDITED_BLOCK")
+    assert raised.value.block == int(message.split("block ")[1].split(":")[0])
     path = tmp_path / "previous.json"
     path.write_text(json.dumps(edited))
     assert cli_error(cli, ["--budget", "2000", "--previous", str(path)], turn(2)) == f"{path}: {message}"

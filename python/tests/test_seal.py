@@ -33,6 +33,7 @@ def test_a_short_key_is_refused_with_the_library_s_message(cli, tmp_path):
     key_file.write_bytes(b"short")
     with pytest.raises(MentorContextError) as raised:
         Assembler(100, seal_key=b"short")
-    message = str(raised.value)
-    assert message == "the seal key is 5 bytes; it needs at least 16 (32 random bytes are best)"
-    assert cli_error(cli, ["--seal-key-file", str(key_file)]) == f"--seal-key-file: {message}"
+    problem = "the seal key is 5 bytes; it needs at least 16 (32 random bytes are best)"
+    assert str(raised.value) == f"seal_key: {problem}"
+    assert raised.value.code == "SEAL_KEY_TOO_SHORT"
+    assert cli_error(cli, ["--seal-key-file", str(key_file)]) == f"--seal-key-file: {problem}"

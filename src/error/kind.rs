@@ -7,7 +7,9 @@ use std::fmt;
 ///
 /// Match on it to decide what to do; the message is for people. Each kind has a stable
 /// [`code`](Self::code) that the command prints, the Python exception and the Node.js error
-/// carry, and the HTTP service returns: a new version may add kinds, never rename one.
+/// carry, and the HTTP service returns: a new version may add kinds, never rename one. The
+/// last few are the front ends' own (an argument of the wrong type, a file that cannot be
+/// read): the library returns none of them, and lists them so that there is one set of codes.
 ///
 /// ```
 /// use mentor_context::{ContextBuilder, ErrorKind};
@@ -61,11 +63,28 @@ pub enum ErrorKind {
     UnknownSetting,
     /// A dialect's call (entries, a response) on an assembler that writes none.
     NoDialect,
+    /// A front end's own: an argument of the wrong type or shape (a binding's call), or a
+    /// command line clap refuses.
+    InvalidArgument,
+    /// A front end's own: an input that cannot be read (a file that is missing, empty or not
+    /// UTF-8).
+    InvalidInput,
+    /// A front end's own: a result the wire rules refuse, named by its index.
+    InvalidResult,
+    /// A front end's own: a report (a previous turn's, or one an answer is read against)
+    /// that cannot be read.
+    InvalidReport,
+    /// A front end's own: a stream used after it finished.
+    StreamFinished,
+    /// A front end's own: worker threads the system would not start.
+    ThreadsNotStarted,
+    /// A front end's own: the output could not be written.
+    WriteFailed,
 }
 
 impl ErrorKind {
-    /// Every kind, in a fixed order.
-    pub const ALL: [ErrorKind; 20] = [
+    /// Every kind, in a fixed order: the library's, then the front ends' own.
+    pub const ALL: [ErrorKind; 27] = [
         ErrorKind::UnknownEncoding,
         ErrorKind::EngineLacksEncoding,
         ErrorKind::TokenizerFile,
@@ -86,11 +105,18 @@ impl ErrorKind {
         ErrorKind::InvalidSetting,
         ErrorKind::UnknownSetting,
         ErrorKind::NoDialect,
+        ErrorKind::InvalidArgument,
+        ErrorKind::InvalidInput,
+        ErrorKind::InvalidResult,
+        ErrorKind::InvalidReport,
+        ErrorKind::StreamFinished,
+        ErrorKind::ThreadsNotStarted,
+        ErrorKind::WriteFailed,
     ];
 
     /// The kind's stable code, in upper snake case: `"HEADER_OVER_BUDGET"`.
     #[must_use]
-    pub fn code(self) -> &'static str {
+    pub const fn code(self) -> &'static str {
         match self {
             ErrorKind::UnknownEncoding => "UNKNOWN_ENCODING",
             ErrorKind::EngineLacksEncoding => "ENGINE_LACKS_ENCODING",
@@ -112,6 +138,13 @@ impl ErrorKind {
             ErrorKind::InvalidSetting => "INVALID_SETTING",
             ErrorKind::UnknownSetting => "UNKNOWN_SETTING",
             ErrorKind::NoDialect => "NO_DIALECT",
+            ErrorKind::InvalidArgument => "INVALID_ARGUMENT",
+            ErrorKind::InvalidInput => "INVALID_INPUT",
+            ErrorKind::InvalidResult => "INVALID_RESULT",
+            ErrorKind::InvalidReport => "INVALID_REPORT",
+            ErrorKind::StreamFinished => "STREAM_FINISHED",
+            ErrorKind::ThreadsNotStarted => "THREADS_NOT_STARTED",
+            ErrorKind::WriteFailed => "WRITE_FAILED",
         }
     }
 }

@@ -261,6 +261,35 @@ impl Settings {
         read::field_names()
     }
 
+    /// The names a setting's value may take, for the settings that are named choices
+    /// (`overflow`: `truncate`, `stop`, `skip`), as [`Spelling::Snake`] names the setting;
+    /// `None` for the others. For a front end's types and help, and their tests.
+    ///
+    /// ```
+    /// use mentor_context::Settings;
+    ///
+    /// assert_eq!(Settings::choices("order"), Some(vec!["score", "as-given", "edges"]));
+    /// assert_eq!(Settings::choices("budget"), None);
+    /// ```
+    #[must_use]
+    pub fn choices(setting: &str) -> Option<Vec<&'static str>> {
+        fn names<T: Copy>(all: &[T], name: fn(T) -> &'static str) -> Option<Vec<&'static str>> {
+            Some(all.iter().map(|&value| name(value)).collect())
+        }
+        match setting {
+            "encoding" => names(&Encoding::ALL, Encoding::as_str),
+            "engine" => names(&Engine::ALL, Engine::as_str),
+            "tokenizer_kind" => names(&TokenizerKind::ALL, TokenizerKind::as_str),
+            "format" => names(&BuiltinFormat::ALL, BuiltinFormat::as_str),
+            "dialect" => names(&Dialect::ALL, Dialect::as_str),
+            "overflow" => names(&Overflow::ALL, Overflow::as_str),
+            "duplicates" => names(&Duplicates::ALL, Duplicates::as_str),
+            "order" => names(&Order::ALL, Order::as_str),
+            "context_in" => names(&ContextPlacement::ALL, ContextPlacement::as_str),
+            _ => None,
+        }
+    }
+
     /// The same settings, naming options in errors as `spelling` spells them.
     #[must_use]
     pub fn spelled(mut self, spelling: Spelling) -> Settings {

@@ -61,11 +61,27 @@ impl Settings {
         deserializer: D,
         spelling: Spelling,
     ) -> Result<Settings, Error> {
+        Settings::deserialize_spelled_except(deserializer, spelling, &[])
+    }
+
+    /// [`deserialize_spelled`](Self::deserialize_spelled), passing over the keys in
+    /// `own`, which the caller reads itself (a seal key given as bytes, in an object that
+    /// holds the settings too).
+    ///
+    /// # Errors
+    ///
+    /// As [`deserialize_spelled`](Self::deserialize_spelled).
+    pub fn deserialize_spelled_except<'de, D: Deserializer<'de>>(
+        deserializer: D,
+        spelling: Spelling,
+        own: &[&str],
+    ) -> Result<Settings, Error> {
         let failure = RefCell::new(None);
         take_remembered();
         let read = Settings::deserialize(Spelled {
             inner: deserializer,
             spelling,
+            own,
             failure: &failure,
         });
         match read {
@@ -136,6 +152,7 @@ pub(super) fn field_names() -> &'static [&'static str] {
 struct Spelled<'f, D> {
     inner: D,
     spelling: Spelling,
+    own: &'f [&'f str],
     failure: &'f RefCell<Option<Error>>,
 }
 
@@ -155,6 +172,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Spelled<'_, D> {
         self.inner.deserialize_map(MapOfSettings {
             visitor,
             spelling: self.spelling,
+            own: self.own,
             failure: self.failure,
         })
     }
@@ -170,6 +188,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Spelled<'_, D> {
 struct MapOfSettings<'f, V> {
     visitor: V,
     spelling: Spelling,
+    own: &'f [&'f str],
     failure: &'f RefCell<Option<Error>>,
 }
 
@@ -184,6 +203,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for MapOfSettings<'_, V> {
         self.visitor.visit_map(SpelledMap {
             map,
             spelling: self.spelling,
+            own: self.own,
             failure: self.failure,
             key: String::new(),
         })
@@ -195,6 +215,8 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for MapOfSettings<'_, V> {
 struct SpelledMap<'f, A> {
     map: A,
     spelling: Spelling,
+    /// Keys the caller reads itself, passed over.
+    own: &'f [&'f str],
     failure: &'f RefCell<Option<Error>>,
     /// The key being read, as given.
     key: String,
@@ -207,8 +229,14 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for SpelledMap<'_, A> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, A::Error> {
-        let Some(given) = self.map.next_key::<String>()? else {
-            return Ok(None);
+        let given = loop {
+            let Some(given) = self.map.next_key::<String>()? else {
+                return Ok(None);
+            };
+            if !self.own.contains(&given.as_str()) {
+                break given;
+            }
+            self.map.next_value::<de::IgnoredAny>()?;
         };
         let Some(setting) = self.spelling.setting(&given) else {
             let known = self.spelling.names();

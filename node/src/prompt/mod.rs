@@ -1,11 +1,11 @@
 //! The `PromptAssembler` class: the whole prompt (a conversation and the results fitted to a
 //! model's window through its chat template), as the command's `prompt` makes it.
 //!
-//! [`options`] reads the constructor's options; [`conversation`] reads the messages; the
-//! results are read by the library's wire rules, as `Assembler`'s are ([`request`]).
+//! The constructor's options are the library's settings ([`settings`]); [`conversation`]
+//! reads the messages; the results are read by the library's wire rules, as `Assembler`'s
+//! are ([`request`]).
 
 mod conversation;
-mod options;
 mod types;
 
 use mentor_context::prompt::Prompt;
@@ -14,12 +14,11 @@ use napi::bindgen_prelude::{Env, Unknown};
 use napi::{JsValue, Result};
 use napi_derive::napi;
 
-use crate::args;
 use crate::codec::Codec;
-use crate::errors::{ErrorCode, Failure, OrThrow};
+use crate::errors::{Failure, OrThrow};
 use crate::raw::{self, Value};
 use crate::request::{self, internal};
-use crate::{js_value, seal_key};
+use crate::{js_value, settings};
 
 /// Fits a conversation (an optional system message, the history, the user's question last)
 /// and ranked results to a model's window through the model's own chat template: the
@@ -37,26 +36,18 @@ impl PromptAssembler {
     /// A configuration: `window` and `chatTemplate`, the prompt options of
     /// `mentor-context prompt` and the context options of `new Assembler` (but those that
     /// set the budget or the tokenizer), in camelCase.
-    #[napi(
-        constructor,
-        ts_args_type = "options: PromptOptions & Omit<AssemblerOptions, 'reserveOutput' | 'promptTokens' | 'engine'>"
-    )]
+    #[napi(constructor, ts_args_type = "options: Settings")]
     pub fn new(env: &Env, options: Option<Unknown<'_>>) -> Result<Self> {
         let raw = env.raw();
         let codec = Codec::get(raw)?;
-        let Some(options) = options.map(|o| o.raw()) else {
-            return Err(Failure::new(
-                ErrorCode::InvalidOption,
-                "options: missing; give at least { window, chatTemplate }",
-            )
-            .into_napi(raw));
-        };
-        let entries = args::options(raw, codec, Some(options), &options::known())?;
-        let seal_key = seal_key::read(raw, options)?;
-        let built = options::build(entries, seal_key).or_throw(raw)?;
+        let settings = settings::read(raw, codec, options.map(|o| o.raw()), &[])?;
+        let prompts = settings
+            .prompt_assembler()
+            .map_err(|err| Failure::library(&err))
+            .or_throw(raw)?;
         Ok(PromptAssembler {
-            prompts: built.prompts,
-            strict: built.strict,
+            prompts,
+            strict: settings.strict,
         })
     }
 
@@ -143,11 +134,11 @@ impl PromptAssembler {
             .prompts
             .assemble(&messages, &parsed.results)
             .map_err(|err| {
-                use mentor_context::Error;
-                match err {
-                    Error::PromptTooLarge { .. } => Failure::library(&err).at("window"),
-                    Error::ChatTemplate { .. } => Failure::library(&err).at("chatTemplate"),
-                    other => Failure::library(&other),
+                use mentor_context::ErrorKind;
+                match err.kind() {
+                    ErrorKind::WindowTooSmall => Failure::library(&err).at("window"),
+                    ErrorKind::ChatTemplate => Failure::library(&err).at("chatTemplate"),
+                    _ => Failure::library(&err),
                 }
             })
             .or_throw(env)?;

@@ -7,39 +7,6 @@ use napi_derive::napi;
 
 use crate::types::Report;
 
-/// The options of `new PromptAssembler(options)` that are the prompt's own (the command's
-/// `prompt` flags, in camelCase); with them, the context options of `new Assembler` but
-/// `reserveOutput`, `promptTokens` and `engine`.
-#[napi(object, object_to_js = false)]
-pub struct PromptOptions {
-    /// The model's context window: the most tokens prompt and answer may take together.
-    pub window: u32,
-    /// `'openai'` (OpenAI's counting rule, with `encoding` or `model`; no prompt text),
-    /// `'harmony'` (gpt-oss), `'mistral'` (with a Tekken file as `tokenizerFile`), or the
-    /// path of a model's `tokenizer_config.json` or `chat_template.jinja` (with its
-    /// `tokenizer.json` as `tokenizerFile`).
-    pub chat_template: String,
-    /// Tokens of the window kept free for the answer (default 1024).
-    pub reserve: Option<u32>,
-    /// The model's tokenizer file, for `'mistral'` and template files.
-    pub tokenizer_file: Option<String>,
-    /// The conversation's date, `YYYY-MM-DD`, for templates that write one (default: today,
-    /// in UTC).
-    pub date: Option<String>,
-    /// Where the context goes (default `'user'`: before the question, so that the system
-    /// message and the history stay a stable prefix).
-    #[napi(ts_type = "'user' | 'system' | 'documents'")]
-    pub context_in: Option<String>,
-    /// Keep the history within this many tokens (default: half of what the window leaves).
-    pub history_max_tokens: Option<u32>,
-    /// When turns must go, the share of the history's room to leave free (0 to below 1,
-    /// default 0.25).
-    pub trim_step: Option<f64>,
-    /// Let the conversation's messages keep the model's control-token strings (retrieved
-    /// text is always neutralized).
-    pub special_tokens_in_messages: Option<bool>,
-}
-
 /// A chat message in OpenAI's shape; its fields are kept as given, in their order.
 #[napi(object)]
 pub struct ChatMessage {
