@@ -9,8 +9,8 @@ use crate::budget::ModelWindow;
 use crate::context::AssembledContext;
 use crate::dialects::Dialect;
 use crate::error::Error;
+use crate::format::BuiltinFormat;
 use crate::format::Format;
-use crate::layout::Layout;
 use crate::options::{Duplicates, Order, Overflow};
 use crate::seal::SealKey;
 use crate::tokenizer::{Encoding, TokenCache, TokenCounter};
@@ -265,7 +265,7 @@ impl ContextBuilder {
     /// [`Error::PreviousTurnMismatch`] when the report records no layout (it was written
     /// before reports did) or was written in a format that is not built in.
     pub fn layout_of(mut self, report: &AssembledContext<'_>) -> Result<Self, Error> {
-        Layout::apply(report, &mut self.choices)?;
+        follow_layout(report, &mut self.choices)?;
         Ok(self)
     }
 
@@ -281,6 +281,46 @@ impl ContextBuilder {
     pub fn build(&self) -> Result<Assembler, Error> {
         Assembler::new(Config::new(self.choices.clone())?)
     }
+}
+
+/// Sets `choices` to write what a report of `report`'s layout was written in: its layout,
+/// its dialect, and its encoding when that is a built-in one.
+fn follow_layout(report: &AssembledContext<'_>, choices: &mut Choices) -> Result<(), Error> {
+    let Some(layout) = &report.layout else {
+        return Err(not_readable(
+            "it records no layout (it was written before reports did): build the reader \
+             with the options it was assembled with"
+                .to_string(),
+        ));
+    };
+    match report.dialect {
+        Some(dialect) => choices.dialect = Some(dialect),
+        None => {
+            let format: BuiltinFormat = layout.format.parse().map_err(|_| {
+                not_readable(format!(
+                    "it was written in the {} format, which is not built in: read it with \
+                     an assembler of that format",
+                    layout.format
+                ))
+            })?;
+            choices.dialect = None;
+            choices.format = std::sync::Arc::new(format);
+        }
+    }
+    choices.header.clone_from(&layout.header);
+    choices.hidden_keys.clone_from(&layout.hidden_keys);
+    choices.max_head_tokens = layout.max_head_tokens;
+    // A tokenizer of the same name is kept: an engine chosen, a tokenizer file loaded.
+    if choices.tokenizer.name() != report.encoding
+        && let Ok(encoding) = report.encoding.parse::<Encoding>()
+    {
+        choices.tokenizer = std::sync::Arc::new(encoding);
+    }
+    Ok(())
+}
+
+fn not_readable(problem: String) -> Error {
+    Error::previous_turn(crate::error::PreviousTurnReason::OtherLayout, problem)
 }
 
 impl fmt::Debug for ContextBuilder {

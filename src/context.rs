@@ -9,7 +9,7 @@ use crate::dialects::Dialect;
 use crate::layout::Layout;
 use crate::provenance::Fingerprint;
 use crate::record::Metadata;
-use crate::seal::Seal;
+use crate::seal::tag::Seal;
 
 /// The result of [`Assembler::assemble`](crate::Assembler::assemble).
 ///

@@ -4,12 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::assembler::Choices;
-use crate::context::AssembledContext;
 use crate::dialects::Dialect;
-use crate::error::Error;
-use crate::format::BuiltinFormat;
-use crate::tokenizer::{Encoding, TokenCounter};
 
 /// How a report's text was written, besides its results: recorded in every report as
 /// [`AssembledContext::layout`]. With the report's [`encoding`](AssembledContext::encoding)
@@ -129,107 +124,6 @@ impl Layout {
             None
         }
     }
-
-    /// Sets `choices` to write what a report of `report`'s layout was written in: its
-    /// layout, its dialect, and its encoding when that is a built-in one.
-    pub(crate) fn apply(report: &AssembledContext<'_>, choices: &mut Choices) -> Result<(), Error> {
-        let Some(layout) = &report.layout else {
-            return Err(not_readable(
-                "it records no layout (it was written before reports did): build the reader \
-                 with the options it was assembled with"
-                    .to_string(),
-            ));
-        };
-        match report.dialect {
-            Some(dialect) => choices.dialect = Some(dialect),
-            None => {
-                let format: BuiltinFormat = layout.format.parse().map_err(|_| {
-                    not_readable(format!(
-                        "it was written in the {} format, which is not built in: read it with \
-                         an assembler of that format",
-                        layout.format
-                    ))
-                })?;
-                choices.dialect = None;
-                choices.format = std::sync::Arc::new(format);
-            }
-        }
-        choices.header.clone_from(&layout.header);
-        choices.hidden_keys.clone_from(&layout.hidden_keys);
-        choices.max_head_tokens = layout.max_head_tokens;
-        // A tokenizer of the same name is kept: an engine chosen, a tokenizer file loaded.
-        if choices.tokenizer.name() != report.encoding
-            && let Ok(encoding) = report.encoding.parse::<Encoding>()
-        {
-            choices.tokenizer = std::sync::Arc::new(encoding);
-        }
-        Ok(())
-    }
-}
-
-impl AssembledContext<'_> {
-    /// The content of each block as the model saw it (cut where its citation is cut), in
-    /// citation order, read back from the text in the [`layout`](Self::layout) the report
-    /// records: what [`Assembler::contents`](crate::Assembler::contents) gives, without the
-    /// assembler's options repeated. The text is checked as a follow-up turn checks it.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::PreviousTurnMismatch`] when the report records no layout (it was written
-    /// before reports did), was written in a format that is not built in, was counted by a
-    /// tokenizer that is not a built-in encoding (a tokenizer file's) with a head cap, or its
-    /// text is not what its layout writes for its citations.
-    pub fn contents(&self) -> Result<Vec<String>, Error> {
-        self.reader()?.contents(self)
-    }
-
-    /// An assembler that writes what this report was written in.
-    pub(crate) fn reader(&self) -> Result<crate::Assembler, Error> {
-        let builder = crate::ContextBuilder::new(self.budget).layout_of(self)?;
-        let capped = self
-            .layout
-            .as_ref()
-            .is_some_and(|layout| layout.max_head_tokens.is_some());
-        if capped || self.encoding.parse::<Encoding>().is_ok() {
-            return builder.build();
-        }
-        // A tokenizer the report cannot rebuild (a tokenizer file's). Without a head cap no
-        // count decides what is read back, only the header's against the budget (given room
-        // for another tokenizer's count of it): the name is all that must match.
-        builder
-            .tokenizer(NamedAs(self.encoding.clone()))
-            .budget(self.budget.saturating_mul(4))
-            .build()
-    }
-}
-
-/// Counts as the default encoding under the name of the tokenizer a report was counted with:
-/// for reading back a report without a head cap, whose reading depends on no count.
-struct NamedAs(String);
-
-impl TokenCounter for NamedAs {
-    fn name(&self) -> &str {
-        &self.0
-    }
-    fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>) {
-        Encoding::default().token_lengths(text, lengths);
-    }
-    fn count(&self, text: &str) -> usize {
-        Encoding::default().count(text)
-    }
-    fn splits_exactly(&self, text: &str, at: usize) -> bool {
-        Encoding::default().splits_exactly(text, at)
-    }
-    fn max_token_bytes(&self) -> usize {
-        Encoding::default().max_token_bytes()
-    }
-    fn max_call_bytes(&self) -> usize {
-        Encoding::default().max_call_bytes()
-    }
-}
-
-fn not_readable(problem: String) -> Error {
-    Error::previous_turn(crate::error::PreviousTurnReason::OtherLayout, problem)
 }
 
 #[cfg(test)]

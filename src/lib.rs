@@ -148,6 +148,7 @@ mod offsets;
 mod options;
 pub mod prompt;
 mod provenance;
+mod read_back;
 mod record;
 pub mod seal;
 pub mod settings;

@@ -142,7 +142,7 @@ impl MentorRagResult {
     pub fn display_title(&self) -> Option<&str> {
         fn present(s: Option<&String>) -> Option<&str> {
             s.map(String::as_str)
-                .filter(|s| !crate::format::renders_empty(s))
+                .filter(|s| !crate::format::line::renders_empty(s))
         }
         present(self.title.as_ref()).or_else(|| present(self.source_url.as_ref()))
     }

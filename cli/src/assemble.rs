@@ -1,16 +1,38 @@
 //! `assemble`: one request's results into a context, printed bare or as the `--json` report.
 //! [`Request`] reads a request as `assemble` does, for `inspect` too.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use clap::Args;
 use mentor_context::budget::{SMALLEST_BUDGET_RESULTS, SmallestBudget};
 use mentor_context::dialects::mark_turn_cache_control;
 use mentor_context::{AssembledContext, Assembler, MentorRagResult};
 
-use crate::args::AssembleArgs;
 use crate::input::Input;
 use crate::options::BuildArgs;
 use crate::output::{Failure, json_line, warning_line};
+
+#[derive(Debug, Args)]
+pub(crate) struct AssembleArgs {
+    #[command(flatten)]
+    pub(crate) build: BuildArgs,
+
+    /// Print a JSON object with the keys context, tokenCount, budget, encoding, citations,
+    /// omitted and layout (then a newline) instead of the bare context.
+    #[arg(long)]
+    pub(crate) json: bool,
+
+    /// The JSON array of results; `-` or no FILE reads standard input.
+    #[arg(value_name = "FILE")]
+    pub(crate) file: Option<PathBuf>,
+
+    /// Assemble a follow-up turn: keep the blocks of this earlier `assemble --json` report
+    /// first, with their numbers and text unchanged, and add new blocks after them. The
+    /// report's text must be exactly what these options write for its citations (and, with
+    /// --seal-key-file, its seal must match), else it is refused, naming the block.
+    #[arg(long, value_name = "REPORT")]
+    pub(crate) previous: Option<PathBuf>,
+}
 
 /// A request, read and checked: the assembler the options describe, the results, and the
 /// report of the turn before if it is a follow-up.

@@ -3,18 +3,66 @@
 //! A process per assembly would time the process start and the building of the encoding's
 //! tables, which a long-running service pays once; here both are paid before timing starts.
 
+use std::path::PathBuf;
 use std::time::Instant;
 
+use clap::Args;
 use mentor_context::MentorRagResult;
-
 use serde::Serialize;
 
-use crate::args::{BenchArgs, DEFAULT_BENCH_ITERATIONS};
 use crate::batch::Worker;
 use crate::batch::read::{Lines, parse_request};
 use crate::input::Input;
+use crate::options::BuildArgs;
 use crate::options::Configured;
+use crate::options::parse::{parse_iterations, utf8};
 use crate::output::{Failure, json_line};
+
+#[derive(Debug, Args)]
+pub(crate) struct BenchArgs {
+    #[command(flatten)]
+    pub(crate) build: BuildArgs,
+
+    /// How many timed assemblies to run (after a few untimed warm-up ones) [default: 200; with
+    /// --batch, one per request held, so that each is timed once].
+    #[arg(long, value_name = "N", value_parser = utf8(parse_iterations))]
+    pub(crate) iterations: Option<usize>,
+
+    /// Print one JSON object with the keys iterations, minNs, medianNs, maxNs, floorNs (one
+    /// encode of the produced text by the same engine, timed in alternation), tokenCount and
+    /// bytesTokenized (then a newline) instead of readable lines.
+    #[arg(long)]
+    pub(crate) json: bool,
+
+    /// Time the warm path: assemble with a token-count cache (64 MiB), which the warm-up
+    /// assemblies fill, as a chat backend that sees the same documents again would. Without
+    /// it, every assembly is cold: nothing is remembered between them.
+    #[arg(long)]
+    pub(crate) cache: bool,
+
+    /// Read FILE as `batch` reads it (JSON Lines, one request per line, a line's budget
+    /// applying to it) and time its requests in turn, the first --requests of them: as in a
+    /// `batch` run, each assembly meets text the last one did not. The figures are per
+    /// request.
+    #[arg(long)]
+    pub(crate) batch: bool,
+
+    /// With --batch: how many requests to read from FILE and hold in memory.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_BENCH_REQUESTS, value_parser = utf8(parse_iterations), requires = "batch")]
+    pub(crate) requests: usize,
+
+    /// The JSON array of results (with --batch, the JSON Lines file), read once; `-` reads
+    /// standard input.
+    #[arg(value_name = "FILE")]
+    pub(crate) file: PathBuf,
+}
+
+/// How many timed assemblies `bench` runs by default on one request.
+pub(crate) const DEFAULT_BENCH_ITERATIONS: usize = 200;
+
+/// How many requests `bench --batch` holds by default: 1,000 of the 50 x 2 KiB kind are about
+/// 120 MB of text, far more than a processor's caches, as a long batch run is.
+pub(crate) const DEFAULT_BENCH_REQUESTS: usize = 1000;
 
 /// Assemblies run and thrown away before timing: the first ones pay for building the
 /// encoding's tables and warming caches and allocators, which a long-running service pays

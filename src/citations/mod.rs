@@ -31,12 +31,15 @@ mod from_report;
 mod markers;
 mod prepared;
 mod quotes;
+mod resolution;
 mod resolve;
 mod stream;
+mod tally;
 
 pub use markers::{MAX_MARKER_BYTES, MAX_MARKER_RANGE, MAX_RANGE_NUMBERS};
 pub(crate) use prepared::QuoteChecks;
 pub use quotes::Quote;
-pub(crate) use resolve::Tally;
-pub use resolve::{Cited, MarkerSpan, Resolution, Resolver, UnknownMarker};
-pub use stream::{CitationEvent, CitationStream, StreamOutput};
+pub use resolution::{CitationEvent, Cited, MarkerSpan, Resolution, StreamOutput, UnknownMarker};
+pub use resolve::Resolver;
+pub use stream::CitationStream;
+pub(crate) use tally::Tally;

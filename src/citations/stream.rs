@@ -1,43 +1,11 @@
 //! Resolving an answer as it streams in: text safe to show, and citation events, chunk by
 //! chunk.
 
-use serde::{Deserialize, Serialize};
-
 use super::markers::{Marker, Scanner, Sink};
 use super::quotes::MAX_QUOTE_BYTES;
-use super::resolve::{MarkerSpan, Resolution, Tally, UnknownMarker};
+use super::resolution::{Resolution, StreamOutput};
+use super::tally::Tally;
 use crate::provenance::utf16_len;
-
-/// Something the stream learned about a citation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "camelCase")]
-#[non_exhaustive]
-pub enum CitationEvent {
-    /// A marker cites chip `index`.
-    #[serde(rename_all = "camelCase")]
-    Cited {
-        /// The chip's number in the context.
-        index: usize,
-        /// Its number in order of first citation (what the renumbered text shows).
-        new_index: usize,
-        /// Whether this is its first citation: the moment to show its chip.
-        first: bool,
-        /// Where the marker is in the original answer.
-        span: MarkerSpan,
-    },
-    /// A marker points at no chip.
-    Unknown(UnknownMarker),
-}
-
-/// What one chunk gave: text to show (appended to what was shown before), and events.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct StreamOutput {
-    /// Text that is safe to show: never part of a marker whose end has not arrived.
-    pub text: String,
-    /// Citations found in it, in order.
-    pub events: Vec<CitationEvent>,
-}
 
 /// Resolves an answer that arrives in chunks, as from an LLM stream; made by
 /// [`Resolver::stream`](super::Resolver::stream).

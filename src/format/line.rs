@@ -117,6 +117,12 @@ pub(super) fn push_decimal(out: &mut String, n: usize) {
     let _ = write!(out, "{n}");
 }
 
+/// Whether a reader would see nothing of `text` written on one line: it is empty, or only
+/// whitespace, line-breaking, control or invisible characters.
+pub(crate) fn renders_empty(text: &str) -> bool {
+    collapse(text).is_empty()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,7 +9,7 @@
 //! either at run time. `line.rs` keeps titles, URLs and metadata on one line each.
 
 mod builtin;
-mod line;
+pub(crate) mod line;
 mod lookalike;
 mod plain;
 mod xml;
@@ -18,12 +18,6 @@ pub use builtin::BuiltinFormat;
 pub use line::push_line;
 pub use plain::PlainFormat;
 pub use xml::{XmlFormat, push_xml_text};
-
-/// Whether a reader would see nothing of `text` written on one line: it is empty, or only
-/// whitespace, line-breaking, control or invisible characters.
-pub(crate) fn renders_empty(text: &str) -> bool {
-    line::collapse(text).is_empty()
-}
 
 use std::borrow::Cow;
 

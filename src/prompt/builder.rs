@@ -2,52 +2,12 @@
 //! [`build`](PromptBuilder::build).
 
 use super::assemble::PromptAssembler;
+use super::choices::PromptChoices;
+use super::placement::ContextPlacement;
 use super::{ChatTemplate, ConversationDate};
 use crate::ContextBuilder;
 use crate::error::Error;
-use crate::names::named_choice;
 use crate::tokenizer::TokenCache;
-
-/// Where the context goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[non_exhaustive]
-pub enum ContextPlacement {
-    /// Before the question, in the last user message. The system message and the history
-    /// stay a stable prefix that providers' and servers' prompt caches keep hitting.
-    #[default]
-    User,
-    /// After the system message's text (one is added if the conversation has none). The
-    /// prompt then changes from the system message on whenever the results do.
-    System,
-    /// As the template's `documents` (Command-R's and Granite's templates read them), one
-    /// per block, `{"title", "text"}`, in chip order.
-    Documents,
-}
-
-impl ContextPlacement {
-    /// Every placement, in declaration order.
-    pub const ALL: [ContextPlacement; 3] = [
-        ContextPlacement::User,
-        ContextPlacement::System,
-        ContextPlacement::Documents,
-    ];
-
-    /// The name: `user`, `system`, `documents`.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ContextPlacement::User => "user",
-            ContextPlacement::System => "system",
-            ContextPlacement::Documents => "documents",
-        }
-    }
-}
-
-named_choice!(
-    ContextPlacement,
-    "context placement",
-    "user, system or documents"
-);
 
 /// The configuration of a [`PromptAssembler`]: the model's chat template and window, then
 /// what differs from the defaults; [`build`](Self::build) checks it once.
@@ -67,16 +27,7 @@ named_choice!(
 #[derive(Clone, Debug)]
 #[must_use]
 pub struct PromptBuilder {
-    pub(super) template: ChatTemplate,
-    pub(super) window: usize,
-    pub(super) reserve: usize,
-    pub(super) context: ContextBuilder,
-    pub(super) placement: ContextPlacement,
-    pub(super) date: Option<ConversationDate>,
-    pub(super) history_max_tokens: Option<usize>,
-    pub(super) trim_step: f64,
-    pub(super) special_tokens_in_messages: bool,
-    pub(super) cache: Option<TokenCache>,
+    choices: PromptChoices,
 }
 
 /// The answer's reserve unless one is set.
@@ -90,23 +41,25 @@ impl PromptBuilder {
     /// answer together), with every other setting at its default.
     pub fn new(template: ChatTemplate, window: usize) -> PromptBuilder {
         PromptBuilder {
-            template,
-            window,
-            reserve: DEFAULT_RESERVE,
-            context: ContextBuilder::new(0),
-            placement: ContextPlacement::User,
-            date: None,
-            history_max_tokens: None,
-            trim_step: DEFAULT_TRIM_STEP,
-            special_tokens_in_messages: false,
-            cache: None,
+            choices: PromptChoices {
+                template,
+                window,
+                reserve: DEFAULT_RESERVE,
+                context: ContextBuilder::new(0),
+                placement: ContextPlacement::User,
+                date: None,
+                history_max_tokens: None,
+                trim_step: DEFAULT_TRIM_STEP,
+                special_tokens_in_messages: false,
+                cache: None,
+            },
         }
     }
 
     /// Keeps `reserve` tokens of the window free for the answer. Default: 1024
     /// ([`DEFAULT_RESERVE`]).
     pub fn reserve(mut self, reserve: usize) -> Self {
-        self.reserve = reserve;
+        self.choices.reserve = reserve;
         self
     }
 
@@ -114,13 +67,13 @@ impl PromptBuilder {
     /// the fitting decides, and its tokenizer, which is the template's. Default:
     /// `ContextBuilder::new(0)`, the assembler's defaults.
     pub fn context(mut self, context: ContextBuilder) -> Self {
-        self.context = context;
+        self.choices.context = context;
         self
     }
 
     /// Where the context goes. Default: [`ContextPlacement::User`].
     pub fn context_in(mut self, placement: ContextPlacement) -> Self {
-        self.placement = placement;
+        self.choices.placement = placement;
         self
     }
 
@@ -128,14 +81,14 @@ impl PromptBuilder {
     /// `strftime_now` in Llama 3.1's). Default: today, in UTC; pin it so that the same
     /// conversation renders the same bytes on any day.
     pub fn date(mut self, date: impl Into<Option<ConversationDate>>) -> Self {
-        self.date = date.into();
+        self.choices.date = date.into();
         self
     }
 
     /// Caps the history at `max` tokens; `None` lets it take half of the room (and what the
     /// context leaves). Default: `None`.
     pub fn history_max_tokens(mut self, max: impl Into<Option<usize>>) -> Self {
-        self.history_max_tokens = max.into();
+        self.choices.history_max_tokens = max.into();
         self
     }
 
@@ -143,21 +96,21 @@ impl PromptBuilder {
     /// free (from 0.0, keep as much as fits, to below 1.0), so the next turns need no trim.
     /// Default: 0.25 ([`DEFAULT_TRIM_STEP`]).
     pub fn trim_step(mut self, step: f64) -> Self {
-        self.trim_step = step;
+        self.choices.trim_step = step;
         self
     }
 
     /// Lets the conversation's messages keep the model's control-token strings, for callers
     /// who write them on purpose. Results are always neutralized. Default: `false`.
     pub fn special_tokens_in_messages(mut self, allow: bool) -> Self {
-        self.special_tokens_in_messages = allow;
+        self.choices.special_tokens_in_messages = allow;
         self
     }
 
     /// Remembers counts across requests: the history's messages and the results' blocks are
     /// tokenized once. Shared with the context's assembler. Default: none.
     pub fn cache(mut self, cache: impl Into<Option<TokenCache>>) -> Self {
-        self.cache = cache.into();
+        self.choices.cache = cache.into();
         self
     }
 
@@ -172,6 +125,6 @@ impl PromptBuilder {
     ///   context goes to `documents` and the template does not read them;
     /// - what [`ContextBuilder::build`] refuses in the context's options.
     pub fn build(self) -> Result<PromptAssembler, Error> {
-        PromptAssembler::new(self)
+        PromptAssembler::new(self.choices)
     }
 }

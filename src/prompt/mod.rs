@@ -71,19 +71,22 @@
 
 mod assemble;
 mod builder;
+mod choices;
 mod control;
 mod count;
 mod date;
 mod history;
 mod message;
+mod placement;
 mod report;
 mod spans;
 mod template;
 mod untrusted;
 
 pub use assemble::PromptAssembler;
-pub use builder::{ContextPlacement, DEFAULT_RESERVE, DEFAULT_TRIM_STEP, PromptBuilder};
+pub use builder::{DEFAULT_RESERVE, DEFAULT_TRIM_STEP, PromptBuilder};
 pub use date::ConversationDate;
 pub use message::Message;
+pub use placement::ContextPlacement;
 pub use report::{DroppedMessage, Prompt, PromptParts, TemplateDocument};
 pub use template::ChatTemplate;

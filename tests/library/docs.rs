@@ -189,3 +189,71 @@ cargo run -- fixtures/inside-a-fence-is-not-checked.json
     assert!(missing[1].contains("docs/no-such.svg"), "{missing:?}");
     assert!(missing[2].contains("src/no_such_file.rs"), "{missing:?}");
 }
+
+/// The source files of the library, the command and the bindings, from the repository's
+/// root: every one below these folders that ends in one of the endings.
+fn source_files(root: &Path) -> Vec<String> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
+        let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = dir.join(entry.file_name());
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                walk(root, &path, out);
+            } else if ["rs", "py", "pyi", "js", "html", "css"]
+                .iter()
+                .any(|ending| path.extension().is_some_and(|e| e == *ending))
+            {
+                out.push(path.to_string_lossy().into_owned());
+            }
+        }
+    }
+    let mut files = Vec::new();
+    for dir in [
+        "src",
+        "cli/src",
+        "python/src",
+        "python/mentor_context",
+        "node/src",
+    ] {
+        walk(root, Path::new(dir), &mut files);
+    }
+    files.sort();
+    files
+}
+
+/// Whether `architecture` names `file`: its whole path in a code span, or its name in a code
+/// span on a line that names its folder (`src/assembler/` ... `cut.rs`).
+fn names_file(architecture: &str, file: &str) -> bool {
+    let (folder, name) = file.rsplit_once('/').unwrap_or(("", file));
+    architecture.lines().any(|line| {
+        let spans = code_spans(line);
+        spans.contains(&file)
+            || (spans.contains(&name)
+                && (spans.contains(&format!("{folder}/").as_str())
+                    || line.contains(&format!("`{folder}/"))))
+    })
+}
+
+#[test]
+fn the_module_map_names_every_source_file() {
+    let root = root();
+    let architecture = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+    let files = source_files(&root);
+    assert!(
+        files.len() > 150,
+        "{} files: the walk found the tree",
+        files.len()
+    );
+    let unnamed: Vec<&String> = files
+        .iter()
+        .filter(|file| !names_file(&architecture, file))
+        .collect();
+    assert!(
+        unnamed.is_empty(),
+        "ARCHITECTURE.md does not name: {unnamed:#?}"
+    );
+    // And the check can fail: a file that is not there is not named.
+    assert!(!names_file(&architecture, "src/assembler/no_such_file.rs"));
+}

@@ -20,17 +20,58 @@ pub(crate) use worker::Worker;
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use crate::args::BatchArgs;
 use crate::html::PageFile;
 use crate::input::Input;
+use crate::options::BuildArgs;
+use crate::options::parse::{parse_jobs, utf8};
 use crate::output::{EXIT_BAD_INPUT, Failure, error_line, escape_os};
+use clap::Args;
 use progress::Progress;
 use read::Lines;
 use report::{About, RunReport};
 use run::Ending;
+
+/// `batch`: each non-blank line is a JSON array of results, or an object
+/// {"id": any, "results": [...], "budget": N} whose id is echoed and whose budget overrides
+/// --budget. Each gives one line: the `assemble --json` report with "line" (the physical line,
+/// from 1) and "id", or {"line", "id", "error"} for a bad line; the run goes on. Exit status: 0
+/// if every line succeeded, 2 if some failed (0 with --exit-zero), 1 if the output could not
+/// be written.
+#[derive(Debug, Args)]
+pub(crate) struct BatchArgs {
+    #[command(flatten)]
+    pub(crate) build: BuildArgs,
+
+    /// Run this many threads, each reading, assembling and writing lines [default: the number
+    /// of cores]. The output is the same, byte for byte, whatever the number.
+    #[arg(long, value_name = "N", value_parser = utf8(parse_jobs))]
+    pub(crate) jobs: Option<usize>,
+
+    /// Write the reports to this file instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) output: Option<PathBuf>,
+
+    /// Exit 0 when some lines failed, as when none did: their error lines are still written
+    /// and the summary counts them. Bad options, an unreadable input or output still exit 2
+    /// or 1.
+    #[arg(long)]
+    pub(crate) exit_zero: bool,
+
+    /// Also write one self-contained HTML page of the run to this file: the summary's
+    /// figures, histograms of fill, tokens and assemble time, what was left out by reason,
+    /// the slowest and least-filled requests and the failed lines. Rewritten every few
+    /// seconds as the run goes, and at its end.
+    #[arg(long, value_name = "PAGE")]
+    pub(crate) report: Option<PathBuf>,
+
+    /// The JSON Lines file; `-` or no FILE reads standard input.
+    #[arg(value_name = "FILE")]
+    pub(crate) file: Option<PathBuf>,
+}
 
 /// Runs `batch`: exit 0 when every line gave a context, 2 when some gave an error (all other
 /// lines are still written; 0 with `--exit-zero`) or the input or options are bad, 1 when

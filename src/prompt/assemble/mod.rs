@@ -8,9 +8,10 @@ mod fit;
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use super::builder::{ContextPlacement, PromptBuilder};
+use super::choices::PromptChoices;
 use super::count::Counting;
 use super::history;
+use super::placement::ContextPlacement;
 use super::report::{DroppedMessage, Prompt, PromptParts};
 use super::spans::message_costs;
 use super::template::TemplateInput;
@@ -49,8 +50,8 @@ struct Inner {
 const EXTRA_ATTEMPTS: usize = 8;
 
 impl PromptAssembler {
-    pub(super) fn new(builder: PromptBuilder) -> Result<PromptAssembler, Error> {
-        let PromptBuilder {
+    pub(super) fn new(choices: PromptChoices) -> Result<PromptAssembler, Error> {
+        let PromptChoices {
             template,
             window,
             reserve,
@@ -61,7 +62,7 @@ impl PromptAssembler {
             trim_step,
             special_tokens_in_messages,
             cache,
-        } = builder;
+        } = choices;
         let setting =
             |setting: &'static str, problem: String| Error::PromptSetting { setting, problem };
         if reserve >= window {

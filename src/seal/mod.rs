@@ -61,16 +61,17 @@
 //! # Ok::<(), mentor_context::Error>(())
 //! ```
 
+pub(crate) mod tag;
+
 use std::fmt;
-use std::str::FromStr;
 use std::sync::Arc;
 
 use hmac::{Hmac, KeyInit, Mac};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use sha2::Sha256;
 
 use crate::context::AssembledContext;
 use crate::error::{Error, PreviousTurnReason};
+pub use tag::Seal;
 
 /// The fewest bytes a seal key may have. HMAC takes any length, but a short key can be
 /// guessed; 32 random bytes use all the strength SHA-256 has.
@@ -79,59 +80,6 @@ pub const MIN_KEY_BYTES: usize = 16;
 /// What the tag is computed over first, so that it can never be mistaken for a tag of
 /// anything else made with the same key.
 const DOMAIN: &[u8] = b"mentor-context seal v1\n";
-
-/// The HMAC-SHA256 tag of a report, written as 64 lowercase hex digits.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Seal([u8; 32]);
-
-impl fmt::Debug for Seal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Seal({self})")
-    }
-}
-
-impl fmt::Display for Seal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for byte in self.0 {
-            write!(f, "{byte:02x}")?;
-        }
-        Ok(())
-    }
-}
-
-impl FromStr for Seal {
-    type Err = String;
-
-    fn from_str(hex: &str) -> Result<Seal, String> {
-        let bytes = hex.as_bytes();
-        if bytes.len() != 64 {
-            return Err(format!("a seal is 64 hex digits, not {}", bytes.len()));
-        }
-        let digit = |b: u8| match b {
-            b'0'..=b'9' => Ok(b - b'0'),
-            b'a'..=b'f' => Ok(b - b'a' + 10),
-            _ => Err("a seal is lowercase hex digits".to_string()),
-        };
-        let mut tag = [0; 32];
-        for (byte, pair) in tag.iter_mut().zip(bytes.chunks(2)) {
-            *byte = digit(pair[0])? << 4 | digit(pair[1])?;
-        }
-        Ok(Seal(tag))
-    }
-}
-
-impl Serialize for Seal {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for Seal {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Seal, D::Error> {
-        let hex = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
-        hex.parse().map_err(serde::de::Error::custom)
-    }
-}
 
 /// A key to seal reports with. Its bytes are never printed.
 #[derive(Clone, PartialEq, Eq)]

@@ -1,0 +1,44 @@
+//! [`ContextPlacement`]: where the context goes in a whole prompt.
+
+use crate::names::named_choice;
+
+/// Where the context goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum ContextPlacement {
+    /// Before the question, in the last user message. The system message and the history
+    /// stay a stable prefix that providers' and servers' prompt caches keep hitting.
+    #[default]
+    User,
+    /// After the system message's text (one is added if the conversation has none). The
+    /// prompt then changes from the system message on whenever the results do.
+    System,
+    /// As the template's `documents` (Command-R's and Granite's templates read them), one
+    /// per block, `{"title", "text"}`, in chip order.
+    Documents,
+}
+
+impl ContextPlacement {
+    /// Every placement, in declaration order.
+    pub const ALL: [ContextPlacement; 3] = [
+        ContextPlacement::User,
+        ContextPlacement::System,
+        ContextPlacement::Documents,
+    ];
+
+    /// The name: `user`, `system`, `documents`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ContextPlacement::User => "user",
+            ContextPlacement::System => "system",
+            ContextPlacement::Documents => "documents",
+        }
+    }
+}
+
+named_choice!(
+    ContextPlacement,
+    "context placement",
+    "user, system or documents"
+);
