@@ -21,6 +21,7 @@ use crate::seal::tag::Seal;
 /// long: copying them would cost more than assembling. [`into_owned`](Self::into_owned)
 /// detaches it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct AssembledContext<'a> {
@@ -47,6 +48,7 @@ pub struct AssembledContext<'a> {
     /// With a [`seal_key`](crate::ContextBuilder::seal_key): the tag that proves a later
     /// follow-up turn this report is ours (see [`seal`](crate::seal)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, pattern = "^[0-9a-f]{64}$"))]
     pub seal: Option<Seal>,
     /// With a [`dialect`](crate::ContextBuilder::dialect): the dialect whose entries the
     /// budget was counted for, as `text` shows them (see [`dialects`](crate::dialects)).
@@ -82,6 +84,7 @@ impl AssembledContext<'_> {
 
 /// A citation chip: what a chat UI shows for block `[index]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Citation {
@@ -94,8 +97,10 @@ pub struct Citation {
     /// The result's score. JSON has neither NaN nor infinity: such a score is written `null`,
     /// and read back as NaN.
     #[serde(deserialize_with = "score_or_nan")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<f64>))]
     pub score: f32,
     /// All of the result's metadata, including keys kept out of the prompt.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<HashMap<String, Option<String>>>))]
     pub metadata: Option<Metadata>,
     /// Whether the block's content was cut to fit the budget.
     pub truncated: bool,
@@ -111,6 +116,7 @@ pub struct Citation {
     pub kept_utf16: Option<usize>,
     /// A fingerprint of the result's whole content: with the source URL, what a follow-up
     /// turn compares to tell a new result from a block already in the text.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub fingerprint: Fingerprint,
     /// Whether the title or a metadata value was shortened in the prompt to keep the head
     /// within [`max_head_tokens`](crate::ContextBuilder::max_head_tokens); the chip keeps
@@ -121,16 +127,19 @@ pub struct Citation {
 
 /// A result that is not in the text.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Omission<'a> {
     /// The display title, as on a chip.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub title: Option<Cow<'a, str>>,
     /// The source URL.
     pub source_url: Option<Cow<'a, str>>,
     /// The result's score. JSON has neither NaN nor infinity: such a score is written `null`,
     /// and read back as NaN.
     #[serde(deserialize_with = "score_or_nan")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<f64>))]
     pub score: f32,
     /// Why it was left out.
     pub reason: OmitReason,
@@ -154,6 +163,7 @@ impl Omission<'_> {
 
 /// Why a result was left out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum OmitReason {

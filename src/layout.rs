@@ -7,9 +7,9 @@ use serde::{Deserialize, Serialize};
 use crate::dialects::Dialect;
 
 /// How a report's text was written, besides its results: recorded in every report as
-/// [`AssembledContext::layout`]. With the report's [`encoding`](AssembledContext::encoding)
-/// and [`dialect`](AssembledContext::dialect), it is all a reader needs to read the report's
-/// contents back ([`AssembledContext::contents`]), and what a follow-up turn compares with its
+/// [`AssembledContext::layout`](crate::AssembledContext::layout). With the report's [`encoding`](crate::AssembledContext::encoding)
+/// and [`dialect`](crate::AssembledContext::dialect), it is all a reader needs to read the report's
+/// contents back ([`AssembledContext::contents`](crate::AssembledContext::contents)), and what a follow-up turn compares with its
 /// assembler's before anything else; a sealed report's seal covers it.
 ///
 /// ```
@@ -25,6 +25,7 @@ use crate::dialects::Dialect;
 /// # Ok::<(), mentor_context::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Layout {

@@ -82,6 +82,20 @@ macro_rules! named_choice {
             }
         }
 
+        /// A string, one of the names.
+        #[cfg(feature = "openapi")]
+        impl ::utoipa::PartialSchema for $type {
+            fn schema() -> ::utoipa::openapi::RefOr<::utoipa::openapi::schema::Schema> {
+                ::utoipa::openapi::ObjectBuilder::new()
+                    .schema_type(::utoipa::openapi::Type::String)
+                    .enum_values(Some(<$type>::ALL.into_iter().map(<$type>::as_str)))
+                    .into()
+            }
+        }
+
+        #[cfg(feature = "openapi")]
+        impl ::utoipa::ToSchema for $type {}
+
         #[cfg(test)]
         impl $crate::names::Listed for $type {
             const EXPECTED: &'static str = $expected;

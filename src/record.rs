@@ -40,6 +40,7 @@ pub type Metadata = IndexMap<String, Option<String>>;
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct MentorRagResult {
     /// The retrieved text injected into the prompt.
@@ -49,9 +50,11 @@ pub struct MentorRagResult {
     /// Display title of the citation chip; falls back to `source_url`.
     pub title: Option<String>,
     /// Relevance: higher is more relevant. Read from JSON it is always finite.
+    #[cfg_attr(feature = "openapi", schema(value_type = f64))]
     pub score: f32,
     /// Facts shown to the model next to the title, one `key: value` line each, in order.
     /// `None` or empty adds nothing; so does an entry whose value is `None`.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<HashMap<String, Option<String>>>))]
     pub metadata: Option<Metadata>,
 }
 

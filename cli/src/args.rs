@@ -1,5 +1,5 @@
 //! The command line: the subcommands and their own flags, as clap parses them. The options
-//! every subcommand shares are the library's settings ([`BuildArgs`], in `options/`), whose
+//! every subcommand shares are the library's settings ([`BuildArgs`](crate::options::BuildArgs), in `options/`), whose
 //! values are parsed by the library's own `FromStr`, so the command accepts exactly the names
 //! the library does and cannot drift from it.
 
@@ -45,6 +45,11 @@ pub(crate) enum Command {
     /// by whole turns; print the prompt text (or, with --json, the messages, the exact count
     /// and how the window was shared, with the context's report).
     Prompt(crate::prompt::PromptArgs),
+    /// Serve the library over HTTP for backends in other languages: POST
+    /// /v1/{profile}/assemble, /cite and /prompt take JSON and answer with the JSON of
+    /// `assemble --json`, `cite` and `prompt --json`; GET /healthz, /metrics and
+    /// /openapi.json. Each profile is a set of settings, checked at start.
+    Serve(crate::serve::ServeArgs),
 }
 
 /// Options people reach for that are called something else here, with the name to use.

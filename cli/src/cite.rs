@@ -50,9 +50,9 @@ pub(crate) struct CiteArgs {
 }
 
 /// What `cite` writes.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct CiteReport {
+pub(crate) struct CiteReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     text: Option<String>,
     cited: Vec<CitedEntry>,
@@ -62,7 +62,7 @@ struct CiteReport {
     answer: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 struct CitedEntry {
     index: usize,
@@ -133,7 +133,7 @@ pub(crate) fn run(args: &CiteArgs) -> Result<String, Failure> {
 
 /// The contents and (in a dialect) the entries of `context`, read back with the options
 /// given in the layout the report records.
-fn read_back(
+pub(crate) fn read_back(
     assembler: &Assembler,
     context: &AssembledContext<'_>,
 ) -> Result<(Vec<String>, Vec<mentor_context::dialects::Entry>), mentor_context::Error> {
@@ -145,7 +145,11 @@ fn read_back(
     Ok((contents, entries))
 }
 
-fn cite_report(resolution: Resolution, renumber: bool, text: Option<String>) -> CiteReport {
+pub(crate) fn cite_report(
+    resolution: Resolution,
+    renumber: bool,
+    text: Option<String>,
+) -> CiteReport {
     let spans = text.is_some();
     let cited = resolution
         .cited

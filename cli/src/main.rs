@@ -26,6 +26,7 @@ mod inspect;
 mod options;
 mod output;
 mod prompt;
+mod serve;
 
 use std::process::ExitCode;
 
@@ -58,6 +59,8 @@ fn main() -> ExitCode {
         Command::Prompt(args) => prompt::run(args),
         // Writes as it goes, and has its own exit codes.
         Command::Batch(args) => return batch::run(args),
+        // Runs until it is stopped.
+        Command::Serve(args) => return serve::run(args),
     };
     match output.and_then(|output| write_stdout(&output)) {
         Ok(()) => ExitCode::SUCCESS,

@@ -32,6 +32,8 @@ mod report;
 mod report_layout;
 #[path = "cli/selection.rs"]
 mod selection;
+#[path = "cli/serve.rs"]
+mod serve;
 #[path = "cli/settings.rs"]
 mod settings;
 #[path = "cli/success.rs"]

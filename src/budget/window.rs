@@ -20,6 +20,7 @@ use crate::error::Error;
 /// # Ok::<(), mentor_context::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ModelWindow {

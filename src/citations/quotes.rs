@@ -20,6 +20,7 @@ pub(crate) const MAX_QUOTE_BYTES: usize = 4096;
 
 /// A quote an answer attributes to a citation, and whether the citation's content holds it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Quote {

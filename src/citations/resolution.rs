@@ -13,6 +13,7 @@ use crate::context::Citation;
 /// or the stretch of answer a provider's citation marks; and the same in UTF-16 code units,
 /// as .NET and JavaScript strings count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct MarkerSpan {
     /// The byte offset of its start (a marker's opening bracket).
@@ -39,7 +40,7 @@ pub struct Cited {
     /// Where those markers are, in answer order.
     pub spans: Vec<MarkerSpan>,
     /// The quotes the answer attributes to it, each checked against its content; empty
-    /// when none was given or no contents were (see [`Resolver::contents`]).
+    /// when none was given or no contents were (see [`Resolver::contents`](super::Resolver::contents)).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub quotes: Vec<Quote>,
 }
@@ -48,6 +49,7 @@ pub struct Cited {
 /// [`MAX_MARKER_RANGE`](super::MAX_MARKER_RANGE), or past the answer's
 /// [`MAX_RANGE_NUMBERS`](super::MAX_RANGE_NUMBERS)): a hallucinated source.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct UnknownMarker {
@@ -70,7 +72,7 @@ pub struct Resolution {
     /// With renumbering on, the answer with every known number replaced by its chip's
     /// `new_index` (unknown numbers stay as they are: they are 0 or above every chip's
     /// number, so they cannot be mistaken for a new one). `None` with renumbering off. For a
-    /// model API's response ([`Resolver::response`]), the response's text, which the spans
+    /// model API's response ([`Resolver::response`](super::Resolver::response)), the response's text, which the spans
     /// point into.
     pub answer: Option<String>,
     /// How many of the cited ones' quotes were not found in their content.

@@ -9,6 +9,7 @@ use crate::AssembledContext;
 ///
 /// Serialized (camelCase), it is what the command's `prompt --json` writes.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Prompt<'r> {
@@ -18,6 +19,7 @@ pub struct Prompt<'r> {
     pub prompt: Option<String>,
     /// The messages as rendered: the kept history, with the context placed and control
     /// tokens neutralized.
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<Object>))]
     pub messages: Vec<Message>,
     /// With the context as `documents`: what the template was given.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -57,6 +59,7 @@ impl Prompt<'_> {
 
 /// A document as a template's `documents` takes it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[non_exhaustive]
 pub struct TemplateDocument {
     /// The chip's title (its source URL when it has none).
@@ -70,6 +73,7 @@ pub struct TemplateDocument {
 /// the template's own framing (control tokens, role headers, separators), any field that is
 /// not text, and the difference a part's edges make when joined.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[non_exhaustive]
 pub struct PromptParts {
     /// The template's framing: `token_count` less the other parts.
@@ -86,6 +90,7 @@ pub struct PromptParts {
 
 /// A message of the history left out for lack of room.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[non_exhaustive]
 pub struct DroppedMessage {
     /// Its index in the conversation.

@@ -1,6 +1,7 @@
 //! [`Settings`]: every option of an assembler and of a whole prompt as data, read from a
 //! settings file, a command line, Python keywords or a JavaScript object, and checked into an
-//! [`Assembler`] or a [`PromptAssembler`] by one call.
+//! [`Assembler`](crate::Assembler) or a [`PromptAssembler`](crate::prompt::PromptAssembler)
+//! by one call.
 //!
 //! The options have one name each, spelled as the caller spells names ([`Spelling`]):
 //! `max_blocks` in Rust, Python and settings files, `--max-blocks` on the command line,

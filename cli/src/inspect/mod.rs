@@ -85,6 +85,11 @@ pub(crate) fn run(args: &InspectArgs) -> Result<String, Failure> {
     if args.prompt.conversation.is_some() {
         return run_whole_prompt(args, answer.as_ref());
     }
+    if let Some(flag) = args.prompt.settings.first_given() {
+        return Err(Failure::bad_input(format!(
+            "{flag}: a whole prompt's setting: give --conversation too to draw a whole prompt"
+        )));
+    }
     let request = Request::read(&args.build, args.file.as_deref(), args.previous.as_deref())?;
     let answer = answer.map(|answer| answer.text()).transpose()?;
     let context = request.assemble_with(&request.assembler)?;

@@ -54,7 +54,7 @@ fn dates_as_text(table: toml::Table) -> toml::Table {
 
 /// A TOML error in one line: the line and column where it is, and its message (the crate's
 /// own rendering draws the line over several).
-fn one_line_toml(err: &toml::de::Error, text: &str) -> String {
+pub(crate) fn one_line_toml(err: &toml::de::Error, text: &str) -> String {
     match err.span() {
         Some(span) => {
             let before = &text[..span.start.min(text.len())];

@@ -2,14 +2,15 @@
 //! library's [`Settings`] and checked by it. Every rule between options is the library's, so
 //! the command refuses what Python and Node refuse, in the same words, naming the flag.
 //!
-//! [`parse`] holds the flag values' parsers, [`file`] reads a settings file, [`report`] the
-//! assembler that follows a report's layout, [`shown`] the options a page lists.
+//! [`parse`] holds the flag values' parsers, [`mod@file`] reads a settings file, [`report`] the
+//! assembler that follows a report's layout, [`mod@shown`] the options a page lists.
 
 mod file;
 pub(crate) mod parse;
 mod report;
 mod shown;
 
+pub(crate) use file::one_line_toml;
 pub(crate) use shown::shown;
 
 use std::path::PathBuf;
@@ -27,7 +28,7 @@ use parse::{parse_count, utf8};
 
 /// The budget the command takes when neither a flag, a settings file nor a model window
 /// gives one.
-const DEFAULT_BUDGET: usize = 4000;
+pub(crate) const DEFAULT_BUDGET: usize = 4000;
 
 /// The options of the context builder, shared by every subcommand.
 #[derive(Debug, Args)]

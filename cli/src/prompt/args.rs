@@ -33,7 +33,8 @@ pub(crate) struct PromptArgs {
     pub(crate) file: Option<PathBuf>,
 }
 
-/// What a whole prompt takes beyond the context's options.
+/// What a whole prompt takes beyond the context's options: the conversation, and the
+/// settings of a whole prompt.
 #[derive(Debug, Args)]
 pub(crate) struct PromptOptions {
     /// The conversation: an OpenAI-style JSON array of messages ({"role", "content", ...}),
@@ -41,8 +42,15 @@ pub(crate) struct PromptOptions {
     #[arg(long, value_name = "CONV.json")]
     pub(crate) conversation: Option<PathBuf>,
 
+    #[command(flatten)]
+    pub(crate) settings: PromptSettings,
+}
+
+/// The settings of a whole prompt, as flags (`serve` takes them without a conversation).
+#[derive(Debug, Args)]
+pub(crate) struct PromptSettings {
     /// The model's context window: the most tokens prompt and answer may take together.
-    #[arg(long, value_name = "TOKENS", value_parser = utf8(parse_count), allow_negative_numbers = true, requires = "conversation")]
+    #[arg(long, value_name = "TOKENS", value_parser = utf8(parse_count), allow_negative_numbers = true)]
     pub(crate) window: Option<usize>,
 
     /// Tokens of the window kept free for the answer [default: 1024].
@@ -54,7 +62,7 @@ pub(crate) struct PromptOptions {
     /// instruct format, with a Tekken file as --tokenizer-file), or the PATH of a
     /// tokenizer_config.json or chat_template.jinja (with its tokenizer.json as
     /// --tokenizer-file).
-    #[arg(long, value_name = "openai|harmony|mistral|PATH", value_parser = utf8(StringValueParser::new()), requires = "conversation")]
+    #[arg(long, value_name = "openai|harmony|mistral|PATH", value_parser = utf8(StringValueParser::new()))]
     pub(crate) chat_template: Option<String>,
 
     /// The conversation's date, for templates that write one (Harmony, Llama 3.1):
@@ -85,6 +93,33 @@ pub(crate) struct PromptOptions {
 }
 
 impl PromptOptions {
+    /// `settings` with each of these options given over it.
+    pub(crate) fn over(&self, settings: Settings) -> Settings {
+        self.settings.over(settings)
+    }
+}
+
+impl PromptSettings {
+    /// The first of these flags given, if any: for `inspect`, which draws a whole prompt only
+    /// with a conversation.
+    pub(crate) fn first_given(&self) -> Option<&'static str> {
+        [
+            (self.window.is_some(), "--window"),
+            (self.reserve.is_some(), "--reserve"),
+            (self.chat_template.is_some(), "--chat-template"),
+            (self.date.is_some(), "--date"),
+            (self.context_in.is_some(), "--context-in"),
+            (self.history_max_tokens.is_some(), "--history-max-tokens"),
+            (self.trim_step.is_some(), "--trim-step"),
+            (
+                self.allow_special_tokens_in_messages,
+                "--allow-special-tokens-in-messages",
+            ),
+        ]
+        .into_iter()
+        .find_map(|(given, flag)| given.then_some(flag))
+    }
+
     /// `settings` with each of these options given over it.
     pub(crate) fn over(&self, mut settings: Settings) -> Settings {
         let set = &mut settings;

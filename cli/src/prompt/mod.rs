@@ -8,7 +8,7 @@
 mod args;
 mod conversation;
 
-pub(crate) use args::{PromptArgs, PromptOptions};
+pub(crate) use args::{PromptArgs, PromptOptions, PromptSettings};
 
 use std::path::Path;
 

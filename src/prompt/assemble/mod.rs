@@ -22,7 +22,7 @@ use crate::tokenizer::TokenCache;
 use crate::{Assembler, MentorRagResult};
 
 /// Fits conversations and results to a model's window: built once by
-/// [`PromptBuilder::build`], `Send + Sync`, cheap to clone.
+/// [`PromptBuilder::build`](super::PromptBuilder::build), `Send + Sync`, cheap to clone.
 #[derive(Clone, Debug)]
 pub struct PromptAssembler {
     inner: Arc<Inner>,

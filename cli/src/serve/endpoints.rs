@@ -1,0 +1,181 @@
+//! What each endpoint does with a request's body, on a thread of its own: the same work as
+//! the command's `assemble --json`, `cite` and `prompt --json`, and the same bytes out (with
+//! the command's trailing newline).
+
+use mentor_context::citations::Resolver;
+use mentor_context::prompt::Message;
+use mentor_context::wire::{ParsedResults, UnknownProperties, parse_request};
+use mentor_context::{AssembledContext, ErrorKind};
+use serde::de::DeserializeOwned;
+
+use super::body::Body;
+use super::problem::Problem;
+use super::profiles::{Fitting, Profile};
+use crate::cite::{cite_report, read_back};
+
+/// `POST /v1/{profile}/assemble`: `{"results": [...], "previous": report?}`, or the bare
+/// array of results, into the report.
+pub(crate) fn assemble(name: &str, profile: &Profile, bytes: &[u8]) -> Result<Vec<u8>, Problem> {
+    let Fitting::Context(assembler) = &profile.fitting else {
+        return Err(elsewhere(name, "fits whole prompts", "prompt"));
+    };
+    let body = Body::read(bytes, &["results", "previous"], Some("results"))?;
+    let parsed = results(&body, profile)?;
+    let context = match body.part("previous") {
+        None => assembler.assemble(&parsed.results),
+        Some(previous) => {
+            if !assembler.seals() {
+                return Err(Problem::bad_request(
+                    ErrorKind::InvalidSetting,
+                    format!(
+                        "previous: profile `{name}` continues no follow-up turns: a report that \
+                         has left the service is continued only under a seal; give the profile \
+                         a seal_key_file"
+                    ),
+                ));
+            }
+            let report: AssembledContext<'static> = read(&body, "previous", previous)?;
+            assembler
+                .assemble_follow_up(&report, &parsed.results)
+                .map_err(|err| Problem::library_in("previous", &err))?
+        }
+    };
+    json_line(&context)
+}
+
+/// `POST /v1/{profile}/cite`: `{"report", "answer", "renumber"?}` for a text report, or
+/// `{"report", "response", "renumber"?}` for a dialect's (the response's JSON, or its events
+/// or server-sent events as one string), into what `cite` writes.
+pub(crate) fn cite(profile: &Profile, bytes: &[u8]) -> Result<Vec<u8>, Problem> {
+    let body = Body::read(bytes, &["report", "answer", "response", "renumber"], None)?;
+    let report: AssembledContext<'static> = read(&body, "report", body.required("report")?)?;
+    let renumber: bool = match body.part("renumber") {
+        Some(json) => read(&body, "renumber", json)?,
+        None => false,
+    };
+    let contents;
+    let resolver = match Resolver::try_for_context(&report) {
+        Ok(resolver) => resolver,
+        // A report whose text only this profile's tokenizer reads back (a tokenizer file's,
+        // with a head cap), as `cite` reads it with its options; else its quotes go unverified.
+        Err(_) => match profile_reader(profile, &report) {
+            Some(read) => {
+                contents = read;
+                Resolver::new(&report.citations)
+                    .dialect(report.dialect)
+                    .contents(&contents.0)
+                    .entries(&contents.1)
+            }
+            None => Resolver::for_context(&report),
+        },
+    }
+    .renumber(renumber);
+    let (resolution, text) = match (body.part("answer"), body.part("response"), report.dialect) {
+        (Some(answer), None, None) => {
+            let answer: String = read(&body, "answer", answer)?;
+            (resolver.resolve(&answer), None)
+        }
+        (None, Some(response), Some(_)) => {
+            // A string is the response's text as it came (JSON Lines, server-sent events); an
+            // object is its JSON.
+            let text = if response.starts_with('"') {
+                read::<String>(&body, "response", response)?
+            } else {
+                response.to_string()
+            };
+            let mut resolution = resolver
+                .response(&text)
+                .map_err(|err| Problem::library_in("response", &err))?;
+            let text = resolution.answer.take();
+            (resolution, text)
+        }
+        (_, _, None) => {
+            return Err(Problem::bad_request(
+                ErrorKind::InvalidArgument,
+                "the report was assembled as text: give the model's `answer`, and no `response`",
+            ));
+        }
+        (_, _, Some(dialect)) => {
+            return Err(Problem::bad_request(
+                ErrorKind::InvalidArgument,
+                format!(
+                    "the report was assembled for the {dialect} dialect: give the API's \
+                     `response`, and no `answer`"
+                ),
+            ));
+        }
+    };
+    json_line(&cite_report(resolution, renumber, text))
+}
+
+/// `POST /v1/{profile}/prompt`: `{"conversation": [...], "results": [...]}` into the whole
+/// prompt.
+pub(crate) fn prompt(name: &str, profile: &Profile, bytes: &[u8]) -> Result<Vec<u8>, Problem> {
+    let Fitting::Prompt(prompts) = &profile.fitting else {
+        return Err(elsewhere(name, "fits a context alone", "assemble"));
+    };
+    let body = Body::read(bytes, &["conversation", "results"], None)?;
+    let conversation: Vec<Message> = read(&body, "conversation", body.required("conversation")?)?;
+    let parsed = results(&body, profile)?;
+    let prompt = prompts
+        .assemble(&conversation, &parsed.results)
+        .map_err(|err| match err.kind() {
+            ErrorKind::InvalidConversation => Problem::library_in("conversation", &err),
+            _ => Problem::library(&err),
+        })?;
+    json_line(&prompt)
+}
+
+/// The results of `body`, by the wire rules (an unknown property refused under `strict`).
+fn results(body: &Body<'_>, profile: &Profile) -> Result<ParsedResults, Problem> {
+    let unknown = if profile.settings.strict {
+        UnknownProperties::Reject
+    } else {
+        UnknownProperties::Report
+    };
+    parse_request(body.required("results")?, unknown)
+        .map_err(|err| body.problem_in("results", &err))
+}
+
+/// The part `name` of `body`, `json`, read as a `T`.
+fn read<T: DeserializeOwned>(body: &Body<'_>, name: &str, json: &str) -> Result<T, Problem> {
+    serde_json::from_str(json)
+        .map_err(|err| body.problem_in(name, &mentor_context::Error::from(err)))
+}
+
+/// The contents and entries of `report`, read back by the profile's settings in the layout it
+/// records.
+fn profile_reader(
+    profile: &Profile,
+    report: &AssembledContext<'_>,
+) -> Option<(Vec<String>, Vec<mentor_context::dialects::Entry>)> {
+    let assembler = profile
+        .settings
+        .context_builder()
+        .and_then(|builder| builder.layout_of(report))
+        .and_then(|builder| builder.build())
+        .ok()?;
+    read_back(&assembler, report).ok()
+}
+
+/// A 404: this profile has no such endpoint; `other` is the one that fits.
+fn elsewhere(name: &str, what: &str, other: &str) -> Problem {
+    Problem::new(
+        axum::http::StatusCode::NOT_FOUND,
+        "NOT_FOUND",
+        format!("profile `{name}` {what}: POST /v1/{name}/{other}"),
+    )
+}
+
+/// `value` as the command writes it: one line of JSON and a newline.
+fn json_line(value: &impl serde::Serialize) -> Result<Vec<u8>, Problem> {
+    let mut bytes = serde_json::to_vec(value).map_err(|err| {
+        Problem::new(
+            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+            "INTERNAL",
+            format!("cannot write JSON: {err}"),
+        )
+    })?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}

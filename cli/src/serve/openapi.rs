@@ -1,0 +1,111 @@
+//! `GET /openapi.json`: the service's OpenAPI description, generated from the Rust types it
+//! exchanges (the library's reports, citations and prompts; the request bodies here) and the
+//! routes' annotations in `app.rs`. Nothing of it is written by hand.
+
+use mentor_context::{AssembledContext, MentorRagResult};
+use serde::{Deserialize, Serialize};
+use utoipa::openapi::{ObjectBuilder, Type};
+use utoipa::{OpenApi, ToSchema};
+
+use super::app;
+
+/// `POST /v1/{profile}/assemble`'s body: the object, or the bare array of results.
+#[derive(Deserialize, ToSchema)]
+// Never built: a description of what the body may be.
+#[allow(dead_code, clippy::large_enum_variant)]
+#[serde(untagged)]
+pub(crate) enum AssembleBody {
+    /// `{"results": [...], "previous": report?}`.
+    Request(AssembleRequest),
+    /// The results alone.
+    Results(Vec<MentorRagResult>),
+}
+
+/// The results, and for a follow-up turn the report of the turn before (keys are read in any
+/// letter case: `Results` as well).
+#[derive(Deserialize, ToSchema)]
+#[allow(dead_code)]
+pub(crate) struct AssembleRequest {
+    /// The results, as .NET or JavaScript writes them: property names in any case, a score
+    /// as a number or a numeric string, `null` metadata values.
+    results: Vec<MentorRagResult>,
+    /// The report of the turn before, sealed by this profile's key.
+    #[schema(nullable)]
+    previous: Option<AssembledContext<'static>>,
+}
+
+/// A report and what to read against it.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub(crate) struct CiteRequest {
+    /// The report the answer was written against.
+    report: AssembledContext<'static>,
+    /// The model's answer, with `[n]` markers (a text report).
+    #[schema(nullable)]
+    answer: Option<String>,
+    /// The model API's response (a dialect's report): its JSON, or its events (JSON Lines or
+    /// server-sent events) as one string.
+    #[schema(nullable, value_type = Option<Object>)]
+    response: Option<serde_json::Value>,
+    /// Also write the answer renumbered 1..k, and each chip's new number.
+    #[schema(nullable)]
+    renumber: Option<bool>,
+}
+
+/// A conversation and the results to fit into it.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub(crate) struct PromptRequest {
+    /// OpenAI-style messages (`{"role", "content", ...}`), the user's question last.
+    #[schema(value_type = Vec<Object>)]
+    conversation: Vec<serde_json::Value>,
+    /// The results, as for `assemble`.
+    results: Vec<MentorRagResult>,
+}
+
+/// `GET /healthz`.
+#[derive(Serialize, ToSchema)]
+pub(crate) struct Health {
+    /// `ok`.
+    status: String,
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "mentor-context",
+        description = "Ranked retrieval results into the context of an LLM prompt, within an exact token budget, with citation chips; the whole prompt through the model's chat template."
+    ),
+    paths(
+        app::assemble,
+        app::cite,
+        app::prompt,
+        app::healthz,
+        app::metrics,
+        app::openapi_json
+    )
+)]
+struct Description;
+
+/// The description, as JSON, with the `profile` of every path the names this service has.
+pub(crate) fn document<'a>(profiles: impl Iterator<Item = &'a str>) -> Vec<u8> {
+    let names: Vec<&str> = profiles.collect();
+    let mut description = Description::openapi();
+    for item in description.paths.paths.values_mut() {
+        for operation in [&mut item.post, &mut item.get].into_iter().flatten() {
+            for parameter in operation.parameters.iter_mut().flatten() {
+                if parameter.name == "profile" {
+                    parameter.schema = Some(
+                        ObjectBuilder::new()
+                            .schema_type(Type::String)
+                            .enum_values(Some(names.clone()))
+                            .into(),
+                    );
+                }
+            }
+        }
+    }
+    let mut json = description.to_json().unwrap_or_default().into_bytes();
+    json.push(b'\n');
+    json
+}

@@ -1,0 +1,485 @@
+//! `serve`: the real binary on a free loopback port, called with curl. Its answers are the
+//! command's bytes; every error is a problem document with its status; SIGTERM answers the
+//! requests in flight and exits 0.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use super::*;
+
+/// A running service, stopped when dropped.
+struct Service {
+    child: Child,
+    address: String,
+    /// Its standard error after the first line, read as the service goes.
+    log: std::sync::mpsc::Receiver<String>,
+}
+
+impl Service {
+    /// Starts `serve --listen 127.0.0.1:0` with `args`, and waits for the line that says where
+    /// it listens.
+    fn start(args: &[&str]) -> Service {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mentor-context"))
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the binary starts");
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let first = lines.next().and_then(Result::ok).unwrap_or_default();
+        let address = first
+            .split("listening on http://")
+            .nth(1)
+            .and_then(|rest| rest.split(' ').next())
+            .unwrap_or_else(|| panic!("no address in {first:?}"))
+            .to_string();
+        let (sender, log) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                let _ = sender.send(line);
+            }
+        });
+        Service {
+            child,
+            address,
+            log,
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.address)
+    }
+
+    /// SIGTERM, then the exit status.
+    fn stop(mut self) -> Option<i32> {
+        terminate(&self.child);
+        let status = self.child.wait().expect("the service exits");
+        status.code()
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn terminate(child: &Child) {
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+}
+
+/// What curl got: the status, the content type, the body.
+#[derive(Debug)]
+struct Answer {
+    status: u16,
+    content_type: String,
+    body: String,
+}
+
+impl Answer {
+    /// The problem document of an error, checked for its status and code.
+    #[track_caller]
+    fn problem(&self, status: u16, code: &str) -> Value {
+        assert_eq!(self.status, status, "{self:#?}");
+        assert_eq!(self.content_type, "application/problem+json", "{self:#?}");
+        let problem: Value = serde_json::from_str(&self.body).expect("a problem is JSON");
+        assert_eq!(problem["status"], status, "{problem}");
+        assert_eq!(problem["code"], code, "{problem}");
+        assert_eq!(problem["type"], "about:blank");
+        problem
+    }
+}
+
+/// curl with `args`, through a real HTTP client.
+fn curl(args: &[&str]) -> Answer {
+    let out = Command::new("curl")
+        .args([
+            "-sS",
+            "--max-time",
+            "30",
+            "-w",
+            "\n%{http_code} %{content_type}",
+        ])
+        .args(args)
+        .output()
+        .expect("curl runs");
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    let (body, tail) = text.rsplit_once('\n').expect("curl's trailer");
+    let (status, content_type) = tail.split_once(' ').unwrap_or((tail, ""));
+    Answer {
+        status: status.parse().unwrap_or(0),
+        content_type: content_type.to_string(),
+        body: body.to_string(),
+    }
+}
+
+/// POSTs the file `path` as JSON.
+fn post_file(url: &str, path: &str) -> Answer {
+    curl(&[
+        "-H",
+        "Content-Type: application/json",
+        "--data-binary",
+        &format!("@{path}"),
+        url,
+    ])
+}
+
+/// POSTs `body` as JSON.
+fn post(url: &str, body: &str) -> Answer {
+    let file = TempFile::new("body.json", body.as_bytes());
+    post_file(url, file.path())
+}
+
+fn fixture(name: &str) -> String {
+    format!("{}/../fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn reports_are_the_command_s_byte_for_byte() {
+    let service = Service::start(&["--budget", "700", "--hide-metadata-keys", "chunk_id"]);
+    for name in [
+        "pricing.json",
+        "support.json",
+        "duplicates.json",
+        "hostile-heads.json",
+        "multilingual.json",
+        "dotnet/pascal-case.json",
+        "dotnet/string-scores.json",
+        "dotnet/null-metadata.json",
+        "dotnet/mixed-case.json",
+        "dotnet/named-scores.json",
+    ] {
+        let path = fixture(name);
+        let command = run(&[
+            "assemble",
+            "--json",
+            "--budget",
+            "700",
+            "--hide-metadata-keys",
+            "chunk_id",
+            &path,
+        ]);
+        assert_eq!(command.code, Some(0), "{name}: {command:#?}");
+        let answer = post_file(&service.url("/v1/default/assemble"), &path);
+        assert_eq!(
+            (answer.status, answer.content_type.as_str()),
+            (200, "application/json"),
+            "{name}: {answer:#?}"
+        );
+        assert_eq!(answer.body, command.stdout, "{name}");
+        // The same results in an envelope, its keys as .NET's serializer writes them.
+        let results = std::fs::read_to_string(&path).unwrap();
+        let wrapped = post(
+            &service.url("/v1/default/assemble"),
+            &format!("{{\"Results\": {results}}}"),
+        );
+        assert_eq!(wrapped.body, command.stdout, "{name}, wrapped");
+    }
+}
+
+#[test]
+fn a_sealed_profile_continues_its_own_reports_and_refuses_others() {
+    let key = TempFile::new("key", b"a key of thirty-two bytes, test!");
+    let config = TempFile::new(
+        "serve.toml",
+        format!(
+            "[profiles.chat]\nbudget = 2000\nseal_key_file = \"{}\"\n\n[profiles.open]\nbudget = 2000\n",
+            key.path()
+        )
+        .as_bytes(),
+    );
+    let service = Service::start(&["--config", config.path()]);
+    let turn = |n: usize| fixture(&format!("conversation/turn-{n}.json"));
+    let first = post_file(&service.url("/v1/chat/assemble"), &turn(1));
+    assert_eq!(first.status, 200, "{first:#?}");
+    let stored = TempFile::new("turn-1.json", first.body.as_bytes());
+    let command = run(&[
+        "assemble",
+        "--json",
+        "--budget",
+        "2000",
+        "--seal-key-file",
+        key.path(),
+        "--previous",
+        stored.path(),
+        &turn(2),
+    ]);
+    let results = std::fs::read_to_string(turn(2)).unwrap();
+    let body = format!("{{\"previous\": {}, \"results\": {results}}}", first.body);
+    let second = post(&service.url("/v1/chat/assemble"), &body);
+    assert_eq!(second.status, 200, "{second:#?}");
+    assert_eq!(second.body, command.stdout);
+    // Edited, the report is refused, naming what: the seal.
+    let edited = body.replacen("Quillstack", "Quillstock", 1);
+    let refused =
+        post(&service.url("/v1/chat/assemble"), &edited).problem(400, "PREVIOUS_TURN_MISMATCH");
+    assert!(
+        refused["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("previous: the previous report does not fit this assembler: its seal"),
+        "{refused}"
+    );
+    // A profile without a key continues nothing: the report has left the service.
+    let open = post(&service.url("/v1/open/assemble"), &body).problem(400, "INVALID_SETTING");
+    assert!(
+        open["detail"].as_str().unwrap().contains("seal_key_file"),
+        "{open}"
+    );
+}
+
+#[test]
+fn cite_and_prompt_are_the_command_s_byte_for_byte() {
+    let service = Service::start(&["--budget", "400"]);
+    let report = run(&[
+        "assemble",
+        "--json",
+        "--budget",
+        "400",
+        &fixture("pricing.json"),
+    ])
+    .stdout;
+    let stored = TempFile::new("report.json", report.as_bytes());
+    let answer = std::fs::read_to_string(fixture("quoted-answer.txt")).unwrap();
+    let body = serde_json::json!({"report": serde_json::from_str::<Value>(&report).unwrap(), "answer": answer, "renumber": true});
+    let cited = post(&service.url("/v1/default/cite"), &body.to_string());
+    let command = run(&[
+        "cite",
+        "--renumber",
+        stored.path(),
+        &fixture("quoted-answer.txt"),
+    ]);
+    assert_eq!((cited.status, cited.body), (200, command.stdout));
+
+    let harmony = Service::start(&[
+        "--window",
+        "8192",
+        "--chat-template",
+        "harmony",
+        "--date",
+        "2026-12-04",
+    ]);
+    let conversation = std::fs::read_to_string(fixture("prompt/conversation.json")).unwrap();
+    let results = std::fs::read_to_string(fixture("pricing.json")).unwrap();
+    let body = format!("{{\"conversation\": {conversation}, \"results\": {results}}}");
+    let prompt = post(&harmony.url("/v1/default/prompt"), &body);
+    let command = run(&[
+        "prompt",
+        "--json",
+        "--window",
+        "8192",
+        "--chat-template",
+        "harmony",
+        "--date",
+        "2026-12-04",
+        "--conversation",
+        &fixture("prompt/conversation.json"),
+        &fixture("pricing.json"),
+    ]);
+    assert_eq!((prompt.status, prompt.body), (200, command.stdout));
+    // Each profile has the endpoint that fits it.
+    post(&harmony.url("/v1/default/assemble"), &results).problem(404, "NOT_FOUND");
+    post(&service.url("/v1/default/prompt"), &body).problem(404, "NOT_FOUND");
+}
+
+#[test]
+fn every_error_is_a_problem_document_with_its_status() {
+    let config = TempFile::new(
+        "serve.toml",
+        b"[server]\nbody_limit = 4096\n\n[profiles.small]\nbudget = 300\nstrict = true\n",
+    );
+    let service = Service::start(&["--config", config.path()]);
+    let assemble = service.url("/v1/small/assemble");
+    let bad = post(&assemble, "[{\"content\": \"x\", \"score\": 1,}]").problem(400, "INVALID_JSON");
+    assert_eq!(bad["detail"], "results: line 1, column 30: trailing comma");
+    let missing =
+        post(&assemble, "{\"results\": [\n  {\"score\": 1}\n]}").problem(400, "INVALID_JSON");
+    assert_eq!(
+        missing["detail"],
+        "results: line 2, column 14: missing field `content`"
+    );
+    post(
+        &assemble,
+        "[{\"content\": \"x\", \"score\": 1, \"rank\": 2}]",
+    )
+    .problem(400, "INVALID_JSON");
+    post(&assemble, "{\"result\": []}").problem(400, "INVALID_ARGUMENT");
+    post(&service.url("/v1/nope/assemble"), "[]").problem(404, "NOT_FOUND");
+    curl(&[&service.url("/no/such/path")]).problem(404, "NOT_FOUND");
+    curl(&[&assemble]).problem(405, "METHOD_NOT_ALLOWED");
+    let big = format!("[{{\"content\": \"{}\", \"score\": 1}}]", "x".repeat(8000));
+    post(&assemble, &big).problem(413, "PAYLOAD_TOO_LARGE");
+    curl(&[
+        "--data-binary",
+        "[]",
+        "-H",
+        "Content-Type: text/plain",
+        &assemble,
+    ])
+    .problem(415, "UNSUPPORTED_MEDIA_TYPE");
+    assert_eq!(
+        curl(&[&service.url("/healthz")]).body,
+        "{\"status\":\"ok\"}\n"
+    );
+    let metrics = curl(&[&service.url("/metrics")]);
+    assert!(
+        metrics
+            .body
+            .contains("mentor_context_requests_total{endpoint=\"assemble\",status=\"413\"} 1"),
+        "{metrics:#?}"
+    );
+    let description: Value =
+        serde_json::from_str(&curl(&[&service.url("/openapi.json")]).body).unwrap();
+    for path in [
+        "/v1/{profile}/assemble",
+        "/v1/{profile}/cite",
+        "/v1/{profile}/prompt",
+        "/healthz",
+        "/metrics",
+    ] {
+        assert!(description["paths"][path].is_object(), "{path}");
+    }
+    assert_eq!(service.stop(), Some(0));
+}
+
+/// Sends a request's head and half its body, and holds the rest: a slow client in flight.
+fn half_sent(service: &Service, body: &str) -> TcpStream {
+    let mut stream = TcpStream::connect(&service.address).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let head = format!(
+        "POST /v1/default/assemble HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    stream
+        .write_all(&body.as_bytes()[..body.len() / 2])
+        .unwrap();
+    stream.flush().unwrap();
+    stream
+}
+
+/// Sends the rest of `body` and reads the whole answer.
+fn finish(mut stream: TcpStream, body: &str) -> String {
+    stream
+        .write_all(&body.as_bytes()[body.len() / 2..])
+        .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    answer
+}
+
+#[test]
+fn a_full_service_answers_503_at_once_and_sigterm_answers_what_is_in_flight() {
+    let config = TempFile::new(
+        "serve.toml",
+        b"[server]\nconcurrency = 1\n\n[profiles.default]\nbudget = 300\n",
+    );
+    let service = Service::start(&["--config", config.path()]);
+    let body = std::fs::read_to_string(fixture("pricing.json")).unwrap();
+    let held = half_sent(&service, &body);
+    // Wait until the held request is in flight: the next one then finds the service full.
+    let mut full = None;
+    for _ in 0..100 {
+        let answer = post(&service.url("/v1/default/assemble"), &body);
+        if answer.status == 503 {
+            full = Some(answer);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let full = full.expect("a second request finds the service full");
+    full.problem(503, "OVERLOADED");
+    // SIGTERM with the held request in flight: it is still answered, whole.
+    terminate(&service.child);
+    std::thread::sleep(Duration::from_millis(200));
+    let answer = finish(held, &body);
+    assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
+    let expected = run(&[
+        "assemble",
+        "--json",
+        "--budget",
+        "300",
+        &fixture("pricing.json"),
+    ])
+    .stdout;
+    assert!(answer.ends_with(&expected), "{answer}");
+    let mut service = service;
+    let status = service.child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    let log: Vec<String> = service.log.try_iter().collect();
+    assert!(
+        log.iter()
+            .any(|line| line.contains("every request in flight was answered")),
+        "{log:#?}"
+    );
+}
+
+#[test]
+fn a_request_past_the_timeout_is_503() {
+    let config = TempFile::new(
+        "serve.toml",
+        b"[server]\ntimeout_seconds = 0.05\n\n[profiles.default]\nbudget = 300\n",
+    );
+    let service = Service::start(&["--config", config.path()]);
+    let body = std::fs::read_to_string(fixture("pricing.json")).unwrap();
+    let held = half_sent(&service, &body);
+    std::thread::sleep(Duration::from_millis(300));
+    let answer = finish(held, &body);
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(answer.contains("\"code\":\"TIMEOUT\""), "{answer}");
+}
+
+#[test]
+fn a_bad_configuration_stops_the_start_naming_the_file_profile_and_key() {
+    let config = TempFile::new(
+        "serve.toml",
+        b"[profiles.support]\nbudget = 300\nmax_block = 3\n",
+    );
+    run(&["serve", "--config", config.path()]).bad(&[
+        "error[UNKNOWN_SETTING]",
+        config.path(),
+        "profiles.support",
+        "unknown setting `max_block` (did you mean `max_blocks`?)",
+    ]);
+    let config = TempFile::new(
+        "serve.toml",
+        b"[profiles.support]\nbudget = 3\nheader = \"A header far longer than three tokens.\"\n",
+    );
+    run(&["serve", "--config", config.path()])
+        .bad(&["error[HEADER_OVER_BUDGET]", "profiles.support: header:"]);
+    let config = TempFile::new(
+        "serve.toml",
+        b"[server]\nport = 80\n[profiles.a]\nbudget = 3\n",
+    );
+    run(&["serve", "--config", config.path()]).bad(&["line 2", "unknown field `port`"]);
+}
+
+#[test]
+fn listening_beyond_loopback_is_warned_about() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mentor-context"))
+        .args(["serve", "--listen", "0.0.0.0:0", "--budget", "100"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let first = BufReader::new(child.stderr.take().unwrap())
+        .lines()
+        .next()
+        .unwrap()
+        .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        first.starts_with("mentor-context: warning: listening on 0.0.0.0:"),
+        "{first}"
+    );
+    assert!(first.contains("not loopback"), "{first}");
+}
