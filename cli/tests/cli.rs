@@ -32,7 +32,7 @@ mod report;
 mod report_layout;
 #[path = "cli/selection.rs"]
 mod selection;
-#[path = "cli/serve.rs"]
+#[path = "cli/serve/mod.rs"]
 mod serve;
 #[path = "cli/settings.rs"]
 mod settings;
