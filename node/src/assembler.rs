@@ -270,14 +270,14 @@ impl Assembler {
         used.or_throw(env)
     }
 
-    /// Hands the results the last request was read into to `use_them`.
-    pub(crate) fn with_kept<T>(
-        &self,
-        use_them: impl FnOnce(&[mentor_context::MentorRagResult]) -> T,
-    ) -> T {
-        let parsed = self.reused.take();
-        let used = use_them(&parsed.results);
-        self.reused.set(parsed);
+    /// Hands the buffers requests are read into to `use_them`, keeping them for the next
+    /// unless they grew past what is kept.
+    pub(crate) fn with_parsed<T>(&self, use_them: impl FnOnce(&mut ParsedResults) -> T) -> T {
+        let mut parsed = self.reused.take();
+        let used = use_them(&mut parsed);
+        if reused_bytes(&parsed) <= MAX_KEPT_RESULTS_BYTES {
+            self.reused.set(parsed);
+        }
         used
     }
 

@@ -190,8 +190,8 @@ impl Failure {
             Ok(error)
         });
         match error {
-            // SAFETY: a value of this handle scope, made just now.
             Ok(error) => {
+                // SAFETY: `error` was made just now by `env`, in the handle scope of this call.
                 napi::Error::from(unsafe { napi::Unknown::from_raw_unchecked(env, error) })
             }
             Err(err) => err,

@@ -13,6 +13,8 @@
 //! (`resolveCitations`); [`prompt`] (`PromptAssembler`: the whole prompt through a chat
 //! template); [`errors`] (the error codes); [`types`] (the TypeScript shapes).
 #![deny(missing_docs)]
+// Every unsafe block says why it is sound, next to it.
+#![deny(clippy::undocumented_unsafe_blocks)]
 // napi-derive exports to JavaScript by registration, not by Rust visibility, and wants `pub`
 // on what it exports; no Rust crate links to this one, so nothing here is reachable anyway.
 #![allow(unreachable_pub)]

@@ -131,6 +131,15 @@ impl<'de> Visitor<'de> for GivenVisitor {
     }
 }
 
+/// The resolver for the JSON text of a report or of its citations, read as `resolver` reads
+/// one given as a string (for `node/benches/plain.mjs`).
+pub(crate) fn resolver_of_json(text: &str) -> Result<Resolver<'static>, serde_json::Error> {
+    Ok(match serde_json::from_str::<Given>(text)? {
+        Given::Whole(context) => Resolver::for_context(&context).into_owned(),
+        Given::Chips(chips) => Resolver::new(&chips).into_owned(),
+    })
+}
+
 /// The resolver for `value`, owning what it reads against: a report of `assemble` (object or
 /// JSON text) checks quotes against the contents read back from it in the layout it records,
 /// as `mentor-context cite` does; its citations alone check none.

@@ -3,12 +3,23 @@
 //! napi-rs's own wrappers allocate where these reuse a buffer (a string is read into the
 //! capacity the last request left), and they cannot hand out instance data without a
 //! `&mut`, which a call re-entered from JavaScript (a `toJSON` that assembles) would alias.
-//! Every value here lives in the handle scope of the call that made it.
+//! Strings and typed arrays, copied in and out, are in `buffers.rs`.
+//!
+//! Every function is called with the `env` of the JavaScript call in progress on this thread
+//! and values of its current handle scope ("of this scope" in the SAFETY comments), and every
+//! value it makes lives in that scope. N-API checks the rest itself: a value of the wrong
+//! type is answered with a status, not read.
 
 use std::ffi::{CStr, c_void};
 use std::ptr;
 
 use napi::{Error, Result, Status, sys};
+
+mod buffers;
+
+pub(crate) use buffers::{
+    bytes, f64_array, latin1_string, read_f64s, read_latin1, read_utf16, string,
+};
 
 /// A JavaScript environment: one per thread that runs JavaScript (the main thread, each
 /// worker thread).
@@ -31,6 +42,7 @@ pub(crate) fn run_script(env: Env, source: &str) -> Result<Value> {
     let script = string(env, source)?;
     let mut value = ptr::null_mut();
     check(
+        // SAFETY: `script` is a string of this scope, and `value` a local the call writes.
         unsafe { sys::napi_run_script(env, script, &mut value) },
         "napi_run_script",
     )?;
@@ -41,6 +53,7 @@ pub(crate) fn run_script(env: Env, source: &str) -> Result<Value> {
 pub(crate) fn keep(env: Env, value: Value) -> Result<sys::napi_ref> {
     let mut kept = ptr::null_mut();
     check(
+        // SAFETY: `value` is a value of this scope, and `kept` a local the call writes.
         unsafe { sys::napi_create_reference(env, value, 1, &mut kept) },
         "napi_create_reference",
     )?;
@@ -51,6 +64,9 @@ pub(crate) fn keep(env: Env, value: Value) -> Result<sys::napi_ref> {
 pub(crate) fn kept(env: Env, kept: sys::napi_ref) -> Result<Value> {
     let mut value = ptr::null_mut();
     check(
+        // SAFETY: `kept` was made by `keep` in this environment and is never deleted (the codec
+        // keeps its references for the life of the environment); `value` is a local the call
+        // writes.
         unsafe { sys::napi_get_reference_value(env, kept, &mut value) },
         "napi_get_reference_value",
     )?;
@@ -61,10 +77,13 @@ pub(crate) fn kept(env: Env, kept: sys::napi_ref) -> Result<Value> {
 pub(crate) fn clear_named(env: Env, object: Value, name: &CStr) -> Result<()> {
     let mut undefined = ptr::null_mut();
     check(
+        // SAFETY: `undefined` is a local the call writes.
         unsafe { sys::napi_get_undefined(env, &mut undefined) },
         "napi_get_undefined",
     )?;
     check(
+        // SAFETY: `object` and `undefined` are values of this scope, and `name` is a
+        // NUL-terminated string that outlives the call.
         unsafe { sys::napi_set_named_property(env, object, name.as_ptr(), undefined) },
         "napi_set_named_property",
     )
@@ -97,6 +116,7 @@ pub(crate) fn element(env: Env, array: Value, at: usize) -> Result<Value> {
         .map_err(|_| Error::new(Status::InvalidArg, "an array index past 2^32".to_string()))?;
     let mut value = ptr::null_mut();
     check(
+        // SAFETY: `array` is a value of this scope, and `value` a local the call writes.
         unsafe { sys::napi_get_element(env, array, at, &mut value) },
         "napi_get_element",
     )?;
@@ -107,6 +127,8 @@ pub(crate) fn element(env: Env, array: Value, at: usize) -> Result<Value> {
 pub(crate) fn named(env: Env, object: Value, name: &CStr) -> Result<Value> {
     let mut value = ptr::null_mut();
     check(
+        // SAFETY: `object` is a value of this scope, `name` a NUL-terminated string that
+        // outlives the call, and `value` a local the call writes.
         unsafe { sys::napi_get_named_property(env, object, name.as_ptr(), &mut value) },
         "napi_get_named_property",
     )?;
@@ -117,6 +139,8 @@ pub(crate) fn named(env: Env, object: Value, name: &CStr) -> Result<Value> {
 pub(crate) fn call(env: Env, function: Value, this: Value, args: &[Value]) -> Result<Value> {
     let mut value = ptr::null_mut();
     check(
+        // SAFETY: `function`, `this` and the `args.len()` values at `args.as_ptr()` are values
+        // of this scope, and `value` is a local the call writes.
         unsafe {
             sys::napi_call_function(env, this, function, args.len(), args.as_ptr(), &mut value)
         },
@@ -129,6 +153,7 @@ pub(crate) fn call(env: Env, function: Value, this: Value, args: &[Value]) -> Re
 pub(crate) fn type_of(env: Env, value: Value) -> Result<sys::napi_valuetype> {
     let mut kind = 0;
     check(
+        // SAFETY: `value` is a value of this scope, and `kind` a local the call writes.
         unsafe { sys::napi_typeof(env, value, &mut kind) },
         "napi_typeof",
     )?;
@@ -139,6 +164,8 @@ pub(crate) fn type_of(env: Env, value: Value) -> Result<sys::napi_valuetype> {
 pub(crate) fn number(env: Env, value: Value) -> Result<f64> {
     let mut number = 0.0;
     check(
+        // SAFETY: `value` is a value of this scope, and `number` a local the call writes (a
+        // value that is not a number is refused with a status, not read).
         unsafe { sys::napi_get_value_double(env, value, &mut number) },
         "napi_get_value_double",
     )?;
@@ -149,208 +176,19 @@ pub(crate) fn number(env: Env, value: Value) -> Result<f64> {
 pub(crate) fn boolean(env: Env, value: Value) -> Result<bool> {
     let mut flag = false;
     check(
+        // SAFETY: `value` is a value of this scope, and `flag` a local the call writes (a value
+        // that is not a boolean is refused with a status, not read).
         unsafe { sys::napi_get_value_bool(env, value, &mut flag) },
         "napi_get_value_bool",
     )?;
     Ok(flag)
 }
 
-/// The length of the string `value` in UTF-16 code units (what `.length` says).
-pub(crate) fn utf16_len(env: Env, value: Value) -> Result<usize> {
-    let mut len = 0;
-    check(
-        unsafe { sys::napi_get_value_string_utf16(env, value, ptr::null_mut(), 0, &mut len) },
-        "napi_get_value_string_utf16",
-    )?;
-    Ok(len)
-}
-
-/// Appends the string `value` to `into` as UTF-16 code units: a plain copy (see
-/// `codec/utf16.rs` for why not UTF-8).
-pub(crate) fn read_utf16(env: Env, value: Value, into: &mut Vec<u16>) -> Result<()> {
-    let units = utf16_len(env, value)?;
-    // With room for the NUL N-API writes after the string.
-    into.reserve(units + 1);
-    let spare = into.spare_capacity_mut();
-    let mut written = 0;
-    check(
-        unsafe {
-            sys::napi_get_value_string_utf16(
-                env,
-                value,
-                spare.as_mut_ptr().cast(),
-                spare.len(),
-                &mut written,
-            )
-        },
-        "napi_get_value_string_utf16",
-    )?;
-    // SAFETY: N-API wrote `written` code units (and a NUL after them) into the spare capacity.
-    unsafe { into.set_len(into.len() + written.min(units)) };
-    Ok(())
-}
-
-/// Appends the string `value` to `into` as Latin-1, one byte per code unit: a plain copy,
-/// for a string whose every character is below U+0100 (V8 keeps such a string so; a
-/// character above would be cut to its low byte).
-pub(crate) fn read_latin1(env: Env, value: Value, into: &mut Vec<u8>) -> Result<()> {
-    let units = utf16_len(env, value)?;
-    // With room for the NUL N-API writes after the string.
-    into.reserve(units + 1);
-    let spare = into.spare_capacity_mut();
-    let mut written = 0;
-    check(
-        unsafe {
-            sys::napi_get_value_string_latin1(
-                env,
-                value,
-                spare.as_mut_ptr().cast(),
-                spare.len(),
-                &mut written,
-            )
-        },
-        "napi_get_value_string_latin1",
-    )?;
-    // SAFETY: N-API wrote `written` bytes (and a NUL after them) into the spare capacity.
-    unsafe { into.set_len(into.len() + written.min(units)) };
-    Ok(())
-}
-
-/// Copies the first `count` numbers of the Float64Array `value` into `into`.
-pub(crate) fn read_f64s(env: Env, value: Value, count: usize, into: &mut Vec<f64>) -> Result<()> {
-    let mut kind = 0;
-    let mut length = 0;
-    let mut data: *mut c_void = ptr::null_mut();
-    let mut buffer = ptr::null_mut();
-    let mut offset = 0;
-    check(
-        unsafe {
-            sys::napi_get_typedarray_info(
-                env,
-                value,
-                &mut kind,
-                &mut length,
-                &mut data,
-                &mut buffer,
-                &mut offset,
-            )
-        },
-        "napi_get_typedarray_info",
-    )?;
-    if kind != sys::TypedarrayType::float64_array || length < count || data.is_null() {
-        return Err(Error::new(
-            Status::InvalidArg,
-            "the codec's tags are not a Float64Array of the length it gave".to_string(),
-        ));
-    }
-    // SAFETY: `data` points at `length` f64s of a live typed array; nothing runs meanwhile.
-    let tags = unsafe { std::slice::from_raw_parts(data.cast::<f64>(), count) };
-    into.clear();
-    into.extend_from_slice(tags);
-    Ok(())
-}
-
-/// The bytes of `value` if it is a `Uint8Array` (a `Buffer` is one), else `None`.
-pub(crate) fn bytes(env: Env, value: Value) -> Result<Option<Vec<u8>>> {
-    let mut is_typed = false;
-    check(
-        unsafe { sys::napi_is_typedarray(env, value, &mut is_typed) },
-        "napi_is_typedarray",
-    )?;
-    if !is_typed {
-        return Ok(None);
-    }
-    let mut kind = 0;
-    let mut length = 0;
-    let mut data: *mut c_void = ptr::null_mut();
-    let mut buffer = ptr::null_mut();
-    let mut offset = 0;
-    check(
-        unsafe {
-            sys::napi_get_typedarray_info(
-                env,
-                value,
-                &mut kind,
-                &mut length,
-                &mut data,
-                &mut buffer,
-                &mut offset,
-            )
-        },
-        "napi_get_typedarray_info",
-    )?;
-    if kind != sys::TypedarrayType::uint8_array {
-        return Ok(None);
-    }
-    if length == 0 || data.is_null() {
-        return Ok(Some(Vec::new()));
-    }
-    // SAFETY: `data` points at `length` bytes of a live typed array; nothing runs meanwhile.
-    Ok(Some(
-        unsafe { std::slice::from_raw_parts(data.cast::<u8>(), length) }.to_vec(),
-    ))
-}
-
-/// A JavaScript string of `text`.
-pub(crate) fn string(env: Env, text: &str) -> Result<Value> {
-    let mut value = ptr::null_mut();
-    let len = isize::try_from(text.len()).unwrap_or(isize::MAX);
-    // ASCII is Latin-1, which V8 copies as it is; UTF-8 it decodes.
-    let status = if text.is_ascii() {
-        unsafe { sys::napi_create_string_latin1(env, text.as_ptr().cast(), len, &mut value) }
-    } else {
-        unsafe { sys::napi_create_string_utf8(env, text.as_ptr().cast(), len, &mut value) }
-    };
-    check(status, "napi_create_string")?;
-    Ok(value)
-}
-
-/// A JavaScript string of the Latin-1 `bytes`, one character per byte.
-pub(crate) fn latin1_string(env: Env, bytes: &[u8]) -> Result<Value> {
-    let mut value = ptr::null_mut();
-    let len = isize::try_from(bytes.len()).unwrap_or(isize::MAX);
-    check(
-        unsafe { sys::napi_create_string_latin1(env, bytes.as_ptr().cast(), len, &mut value) },
-        "napi_create_string_latin1",
-    )?;
-    Ok(value)
-}
-
-/// A new Float64Array holding `numbers`.
-pub(crate) fn f64_array(env: Env, numbers: &[f64]) -> Result<Value> {
-    let mut data: *mut c_void = ptr::null_mut();
-    let mut buffer = ptr::null_mut();
-    check(
-        unsafe { sys::napi_create_arraybuffer(env, size_of_val(numbers), &mut data, &mut buffer) },
-        "napi_create_arraybuffer",
-    )?;
-    if !numbers.is_empty() {
-        // SAFETY: the buffer was just made with room for exactly these bytes.
-        unsafe {
-            ptr::copy_nonoverlapping(numbers.as_ptr(), data.cast::<f64>(), numbers.len());
-        }
-    }
-    let mut array = ptr::null_mut();
-    check(
-        unsafe {
-            sys::napi_create_typedarray(
-                env,
-                sys::TypedarrayType::float64_array,
-                numbers.len(),
-                buffer,
-                0,
-                &mut array,
-            )
-        },
-        "napi_create_typedarray",
-    )?;
-    Ok(array)
-}
-
 /// A new array of `len` holes, for [`set_element`] to fill.
 pub(crate) fn array(env: Env, len: usize) -> Result<Value> {
     let mut array = ptr::null_mut();
     check(
+        // SAFETY: `array` is a local the call writes.
         unsafe { sys::napi_create_array_with_length(env, len, &mut array) },
         "napi_create_array_with_length",
     )?;
@@ -362,6 +200,7 @@ pub(crate) fn set_element(env: Env, array: Value, at: usize, value: Value) -> Re
     let at = u32::try_from(at)
         .map_err(|_| Error::new(Status::InvalidArg, "an array index past 2^32".to_string()))?;
     check(
+        // SAFETY: `array` and `value` are values of this scope.
         unsafe { sys::napi_set_element(env, array, at, value) },
         "napi_set_element",
     )
@@ -382,6 +221,8 @@ pub(crate) fn error(env: Env, code: &str, message: &str) -> Result<Value> {
     let message = string(env, message)?;
     let mut value = ptr::null_mut();
     check(
+        // SAFETY: `code` and `message` are strings of this scope, and `value` a local the call
+        // writes.
         unsafe { sys::napi_create_error(env, code, message, &mut value) },
         "napi_create_error",
     )?;
@@ -396,6 +237,8 @@ pub(crate) fn set_instance_data<T>(env: Env, data: Box<T>) -> Result<()> {
         drop(unsafe { Box::from_raw(data.cast::<T>()) });
     }
     let data = Box::into_raw(data);
+    // SAFETY: `data` is a live box, handed over with the finalizer that frees it as a `T`,
+    // once, when the environment is torn down.
     let status = unsafe {
         sys::napi_set_instance_data(
             env,
@@ -416,10 +259,11 @@ pub(crate) fn set_instance_data<T>(env: Env, data: Box<T>) -> Result<()> {
 pub(crate) fn instance_data<'env, T>(env: Env) -> Result<Option<&'env T>> {
     let mut data: *mut c_void = ptr::null_mut();
     check(
+        // SAFETY: `data` is a local the call writes.
         unsafe { sys::napi_get_instance_data(env, &mut data) },
         "napi_get_instance_data",
     )?;
-    // SAFETY: only `set_instance_data::<T>` sets it, with this one `T`; it lives as long as
-    // the environment, which outlives every call made in it.
+    // SAFETY: only `set_instance_data::<T>` sets it, with this one `T`; it lives as long as the
+    // environment, which outlives every call made in it.
     Ok(unsafe { data.cast::<T>().as_ref() })
 }
