@@ -8,7 +8,6 @@ use napi::sys::ValueType;
 use std::fmt;
 
 use serde::Deserialize;
-use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
 use serde::de::{self, DeserializeOwned, MapAccess, SeqAccess, Visitor};
 
 use crate::codec::Codec;
@@ -81,12 +80,15 @@ pub(crate) fn context(
     read(env, codec, value, what, false)
 }
 
-/// A whole report, or its `citations` alone: what an answer's markers are read against.
-enum Given {
-    /// A report of `assemble`: its quotes are checked against its contents.
-    Whole(Box<AssembledContext<'static>>),
-    /// Chips alone: no contents to check quotes against.
-    Chips(Vec<Citation>),
+/// What a report given to read an answer against is, found in a first pass that reads no
+/// value: a whole report (it has a `context`), an object of `citations` alone, or the array
+/// of them. The second pass reads it as what it is, straight into the library's types, so
+/// that nothing (a citation's metadata, whose order is the head's) goes through a map that
+/// sorts its keys.
+enum Shape {
+    Whole,
+    Citations,
+    Chips,
 }
 
 /// The part of a report the chips are in.
@@ -95,57 +97,75 @@ struct ReportChips {
     citations: Vec<Citation>,
 }
 
-impl<'de> Deserialize<'de> for Given {
-    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Given, D::Error> {
-        deserializer.deserialize_any(GivenVisitor)
+impl<'de> Deserialize<'de> for Shape {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Shape, D::Error> {
+        deserializer.deserialize_any(ShapeVisitor)
     }
 }
 
-struct GivenVisitor;
+struct ShapeVisitor;
 
-impl<'de> Visitor<'de> for GivenVisitor {
-    type Value = Given;
+impl<'de> Visitor<'de> for ShapeVisitor {
+    type Value = Shape;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a report of assemble, or its citations")
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Given, A::Error> {
-        Vec::deserialize(SeqAccessDeserializer::new(seq)).map(Given::Chips)
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Shape, A::Error> {
+        while seq.next_element::<de::IgnoredAny>()?.is_some() {}
+        Ok(Shape::Chips)
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Given, A::Error> {
-        // Held as JSON values, to be read as a whole report if it has a text (and a bad
-        // field then named), else as its citations.
-        let map = serde_json::Map::deserialize(MapAccessDeserializer::new(map))?;
-        let value = serde_json::Value::Object(map);
-        if value.get("context").is_some() {
-            AssembledContext::deserialize(value)
-                .map(|context| Given::Whole(Box::new(context)))
-                .map_err(de::Error::custom)
-        } else {
-            ReportChips::deserialize(value)
-                .map(|report| Given::Chips(report.citations))
-                .map_err(de::Error::custom)
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shape, A::Error> {
+        let mut whole = false;
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            whole |= key == "context";
+            map.next_value::<de::IgnoredAny>()?;
         }
+        Ok(if whole {
+            Shape::Whole
+        } else {
+            Shape::Citations
+        })
     }
-}
-
-/// The resolver for the JSON text of a report or of its citations, read as `resolver` reads
-/// one given as a string (for `node/benches/plain.mjs`).
-pub(crate) fn resolver_of_json(text: &str) -> Result<Resolver<'static>, serde_json::Error> {
-    Ok(match serde_json::from_str::<Given>(text)? {
-        Given::Whole(context) => Resolver::for_context(&context).into_owned(),
-        Given::Chips(chips) => Resolver::new(&chips).into_owned(),
-    })
 }
 
 /// The resolver for `value`, owning what it reads against: a report of `assemble` (object or
 /// JSON text) checks quotes against the contents read back from it in the layout it records,
 /// as `mentor-context cite` does; its citations alone check none.
 pub(crate) fn resolver(env: Env, codec: &Codec, value: Value) -> napi::Result<Resolver<'static>> {
-    Ok(match read::<Given>(env, codec, value, "report", true)? {
-        Given::Whole(context) => Resolver::for_context(&context).into_owned(),
-        Given::Chips(chips) => Resolver::new(&chips).into_owned(),
+    Ok(match read::<Shape>(env, codec, value, "report", true)? {
+        Shape::Whole => {
+            let context: AssembledContext<'static> = read(env, codec, value, "report", false)?;
+            Resolver::for_context(&context).into_owned()
+        }
+        Shape::Citations => {
+            let chips: ReportChips = read(env, codec, value, "report", false)?;
+            Resolver::new(&chips.citations).into_owned()
+        }
+        Shape::Chips => {
+            let chips: Vec<Citation> = read(env, codec, value, "report", true)?;
+            Resolver::new(&chips).into_owned()
+        }
+    })
+}
+
+/// The resolver for the JSON text of a report or of its citations, read as `resolver` reads
+/// one given as a string (for `node/benches/plain.mjs`).
+pub(crate) fn resolver_of_json(text: &str) -> Result<Resolver<'static>, serde_json::Error> {
+    Ok(match serde_json::from_str::<Shape>(text)? {
+        Shape::Whole => {
+            let context: AssembledContext<'static> = serde_json::from_str(text)?;
+            Resolver::for_context(&context).into_owned()
+        }
+        Shape::Citations => {
+            let chips: ReportChips = serde_json::from_str(text)?;
+            Resolver::new(&chips.citations).into_owned()
+        }
+        Shape::Chips => {
+            let chips: Vec<Citation> = serde_json::from_str(text)?;
+            Resolver::new(&chips).into_owned()
+        }
     })
 }

@@ -212,3 +212,11 @@ test('a chunk cut between the halves of an emoji is read with the next, not as U
   const last = cut.finish()
   assert.equal(first.text + last.text, 'Fin \uFFFD')
 })
+
+test('a chip read back keeps its metadata in the order of the report', () => {
+  const report = new Assembler(500).assemble([{ content: 'Plan B.', score: 1, metadata: { zeta: '1', alpha: '2' } }])
+  for (const given of [report, JSON.stringify(report), { citations: report.citations }, report.citations]) {
+    const { cited } = resolveCitations(given, 'Plan B [1].')
+    assert.deepEqual(Object.keys(cited[0].citation.metadata), ['zeta', 'alpha'])
+  }
+})
