@@ -262,3 +262,42 @@ pub(crate) fn _time_rust_assemble(
 pub(crate) fn _kept_bytes(assembler: &PyAssembler) -> Option<usize> {
     assembler.reused.kept_bytes()
 }
+
+/// For `python/benches/measure.py` (issue 34): `assemble`, with the report built by
+/// `pythonize` instead of `pyser`, so both are timed in the same run. Not the same dict:
+/// `pythonize` writes an `f32` score as its `f64`; the benchmark prints where they differ.
+#[pyfunction]
+pub(crate) fn _assemble_pythonize<'py>(
+    py: Python<'py>,
+    assembler: &PyAssembler,
+    results: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let inner = &assembler.assembler;
+    assembler.with_results(results, |results| {
+        let context = py.detach(|| inner.assemble(results));
+        pythonize::pythonize(py, &context).map_err(PyErr::from)
+    })?
+}
+
+/// For `python/benches/measure.py` (issue 34): a report read once from its JSON text, built
+/// as Python objects by either writer, to time the building alone.
+#[pyclass(name = "_Report", module = "mentor_context", frozen)]
+pub(crate) struct ReadReport(mentor_context::AssembledContext<'static>);
+
+#[pymethods]
+impl ReadReport {
+    #[new]
+    fn new(json: &str) -> PyResult<Self> {
+        serde_json::from_str(json)
+            .map(ReadReport)
+            .map_err(|err| refused(format!("not a report: {err}")))
+    }
+
+    fn pyser<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_python(py, &self.0)
+    }
+
+    fn pythonize<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        pythonize::pythonize(py, &self.0).map_err(PyErr::from)
+    }
+}

@@ -5,6 +5,11 @@
 //! It writes what `serde_json` writes, read back by `json.loads`: an `f32` becomes the
 //! `float` of its shortest decimal (`0.91`, not `0.9100000262260437`), a non-finite number
 //! `None`, a unit variant its name. The tests compare every report with `assemble --json`.
+//!
+//! Why not `pythonize`: it writes an `f32` as its `f64` (`0.9100000262260437`) and NaN as
+//! `nan`, so the dict would not be the JSON report's; and it makes a new string for every
+//! key of every struct, hashed anew on insertion, where these are interned once and kept
+//! (`keys`). `python/benches/measure.py` times both in the same run (`benches/README.md`).
 
 mod decimal;
 mod keys;
