@@ -4,11 +4,14 @@
 //! release. The command (`cli/`) and the Python bindings (`python/`) enable the feature;
 //! an application should not need it.
 
+mod decimal;
+
 use serde::Deserializer;
 
 use crate::MentorRagResult;
 pub use crate::assembler::{AssemblyStats, BlockParts, Part, TextParts};
 pub use crate::offsets::IndexedText;
+pub use decimal::shortest_f32;
 use crate::prompt::{Message, Prompt, PromptAssembler};
 use crate::wire::{ParsedResults, UnknownProperties};
 use crate::{AssembledContext, Assembler};

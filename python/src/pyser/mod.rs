@@ -11,7 +11,6 @@
 //! key of every struct, hashed anew on insertion, where these are interned once and kept
 //! (`keys`). `python/benches/measure.py` times both in the same run (`benches/README.md`).
 
-mod decimal;
 mod keys;
 
 use std::cell::{Cell, RefCell};
@@ -21,7 +20,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyFloat, PyList, PyString};
 use serde::ser::{self, Serialize};
 
-use decimal::shortest_f32;
+use mentor_context::machinery::shortest_f32;
 use keys::{Keys, put_back_known_keys, take_known_keys};
 
 /// Why a value could not be built: a Python error, or a shape the report never has.
