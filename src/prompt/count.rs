@@ -108,8 +108,8 @@ impl<'a> Counting<'a> {
     }
 
     /// The count of a rendered prompt that holds `context` (of `context_tokens` tokens, as the
-    /// assembler counted it) once, inside one stretch: that stretch is counted around the
-    /// context, not through it. Where the context is not found once, whole.
+    /// assembler counted it) inside one stretch: that stretch is counted around the context,
+    /// not through it. Where the context is not found, whole.
     pub(crate) fn rendered_with_context(
         &mut self,
         rendered: &Rendered,
@@ -123,7 +123,7 @@ impl<'a> Counting<'a> {
         let mut found = false;
         for piece in &rendered.pieces {
             let text = rendered.piece(piece);
-            match (!found).then(|| unique_find(text, context)).flatten() {
+            match (!found).then(|| find_context(text, context)).flatten() {
                 Some(at) => {
                     found = true;
                     total += self.around(text, at, context, context_tokens)?;
@@ -205,30 +205,72 @@ impl<'a> Counting<'a> {
     }
 }
 
-/// Where `needle` is in `haystack`, if it is there exactly once.
-fn unique_find(haystack: &str, needle: &str) -> Option<usize> {
-    // A search prepares the needle first, in time of its length: for each of a prompt's
-    // short pieces and a context of tens of kilobytes, that preparing was most of a fitting.
+/// How many bytes of the context's start are looked for before the whole is compared.
+const PROBE_BYTES: usize = 64;
+
+/// How many places that start like the context are compared before searching for it whole.
+const PROBE_CHECKS: usize = 8;
+
+/// Where `needle` first is in `haystack`.
+///
+/// Any place will do: the stretch is counted around the context there, and whatever else the
+/// stretch holds, another copy included, is tokenized. A search for the whole context first
+/// prepares it, in time of its length, and that preparing was most of a warm fitting; so a
+/// short start of it is looked for and each place it is found compared whole. A context that
+/// repeats its own start (a result of one letter a thousand times) would make each comparison
+/// long, so after a few misses the whole is searched for once, in time linear in both.
+fn find_context(haystack: &str, needle: &str) -> Option<usize> {
     if haystack.len() < needle.len() {
         return None;
     }
-    let at = haystack.find(needle)?;
-    let next = at + needle.chars().next().map_or(1, char::len_utf8);
-    let rest = &haystack[next..];
-    (rest.len() < needle.len() || rest.find(needle).is_none()).then_some(at)
+    if needle.len() <= PROBE_BYTES {
+        return haystack.find(needle);
+    }
+    let probe = &needle[..needle.floor_char_boundary(PROBE_BYTES)];
+    let step = probe.chars().next().map_or(1, char::len_utf8);
+    let mut from = 0;
+    for _ in 0..PROBE_CHECKS {
+        let at = from + haystack[from..].find(probe)?;
+        if haystack[at..].starts_with(needle) {
+            return Some(at);
+        }
+        from = at + step;
+    }
+    haystack[from..].find(needle).map(|at| from + at)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::unique_find;
+    use super::{PROBE_BYTES, PROBE_CHECKS, find_context};
 
     #[test]
-    fn the_context_is_found_only_where_it_is_once() {
-        assert_eq!(unique_find("ab[1] x", "[1] x"), Some(2));
-        assert_eq!(unique_find("[1] x", "[1] x"), Some(0));
-        assert_eq!(unique_find("[1] x[1] x", "[1] x"), None);
-        assert_eq!(unique_find("aaa", "aa"), None); // overlapping counts as twice
-        assert_eq!(unique_find("[1]", "[1] x"), None);
-        assert_eq!(unique_find("", "x"), None);
+    fn the_context_is_found_where_it_first_is() {
+        assert_eq!(find_context("ab[1] x", "[1] x"), Some(2));
+        assert_eq!(find_context("[1] x", "[1] x"), Some(0));
+        assert_eq!(find_context("[1] x[1] x", "[1] x"), Some(0));
+        assert_eq!(find_context("[1]", "[1] x"), None);
+        assert_eq!(find_context("", "x"), None);
+    }
+
+    #[test]
+    fn a_long_context_is_found_past_places_that_only_start_like_it() {
+        let context = format!("{}END", "[1] ".repeat(100));
+        let start = &context[..PROBE_BYTES];
+        // Fewer false starts than the probe's checks, then more: found the same either way.
+        for false_starts in [1, PROBE_CHECKS - 1, PROBE_CHECKS, PROBE_CHECKS * 3] {
+            let before = format!("{start}!").repeat(false_starts);
+            let haystack = format!("{before}{context} and after");
+            assert_eq!(
+                find_context(&haystack, &context),
+                Some(before.len()),
+                "{false_starts}"
+            );
+            assert_eq!(find_context(&before, &context), None);
+        }
+        // A context that repeats its start: each place but the right one shares a long prefix.
+        let context = "a".repeat(5000);
+        let haystack = format!("{}b{context}", "a".repeat(4999));
+        assert_eq!(find_context(&haystack, &context), Some(5000));
+        assert_eq!(find_context(&"a".repeat(4999), &context), None);
     }
 }
