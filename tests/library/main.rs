@@ -29,6 +29,7 @@ mod reading;
 mod renumbered_ranges;
 mod report_layout;
 mod response_edges;
+mod responses;
 mod selection;
 mod settings;
 mod snapshots;
