@@ -329,37 +329,3 @@ fn joins_a_tokenizer_cannot_vouch_for_are_recounted() {
         ("bcdeabcdea", 6)
     );
 }
-
-/// `min_truncated_tokens` promises a cut block that much room for its content, and the cut
-/// keeps at least half of it. The move back to a sentence or word end used to look back at
-/// least 64 bytes, most of a short room: at budget 50 with a minimum of 20, a cut kept 6.
-#[test]
-fn a_cut_keeps_at_least_half_the_room_it_was_promised() {
-    let prose = "Quillstack is billed per active seat, and every seat includes storage. \
-                 Annual plans save two months. "
-        .repeat(20);
-    // A sentence end, then a long stretch without a word end: a key, a hash, a URL.
-    let key = format!("See the notice. {}", "A1b2C3d4E5".repeat(60));
-    for (content, min) in [&prose, &key]
-        .into_iter()
-        .flat_map(|content| [8, 12, 20, 32].map(|min| (content, min)))
-    {
-        let results = [MentorRagResult::from_content(content.clone(), 0.9).with_title("Prices")];
-        for budget in min + 8..min + 80 {
-            let assembler = ContextBuilder::new(budget)
-                .min_truncated_tokens(min)
-                .build()
-                .unwrap();
-            let context = assembler.assemble(&results);
-            let Some(cut) = context.citations.first() else {
-                continue;
-            };
-            assert!(cut.truncated);
-            let kept = Encoding::O200kBase.count(&content[..cut.kept_bytes.unwrap()]);
-            assert!(
-                kept * 2 >= min,
-                "budget {budget}, minimum {min}: the cut kept {kept} content tokens of {content:.20}"
-            );
-        }
-    }
-}
