@@ -33,5 +33,6 @@ mod responses;
 mod selection;
 mod settings;
 mod snapshots;
+mod stand_ins;
 mod unsealed_fields;
 mod whole_prompt;
