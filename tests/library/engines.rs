@@ -123,9 +123,7 @@ fn only_the_reference_engine_cuts_a_long_stretch_without_split_points() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(
-        std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(1024)
-    ))]
+    #![proptest_config(common::proptest_cases(1024))]
 
     #[test]
     fn counts_and_token_lengths_match_on_arbitrary_unicode(

@@ -176,10 +176,7 @@ fn hostile_text() -> impl Strategy<Value = String> {
 
 /// Property cases per model: 2,048 unless `MENTOR_TOKENIZER_CASES` says otherwise.
 fn property_cases() -> usize {
-    std::env::var("MENTOR_TOKENIZER_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(2048)
+    common::env_count("MENTOR_TOKENIZER_CASES", 2048)
 }
 
 /// Every text of every fixture (contents, titles, metadata), and the fixed hostile texts.
@@ -494,9 +491,7 @@ fn hostile_megabytes_are_bounded_by_the_budget() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(
-        std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(256)
-    ))]
+    #![proptest_config(common::proptest_cases(256))]
 
     /// The rule the exact path rests on, for every model that takes it: at every position
     /// `openai_splits_exactly` accepts (and, under NFC, where the character after is

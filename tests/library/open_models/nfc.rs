@@ -137,9 +137,7 @@ fn qwen(test: &str) -> Option<&'static Model> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(
-        std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(512)
-    ))]
+    #![proptest_config(common::proptest_cases(512))]
 
     /// Split at every exact split point at once, and at each alone: the pieces' counts add up
     /// to the whole text's count, on text NFC changes; and the token ends fall on them.
@@ -219,9 +217,7 @@ fn after_a_letter(text: &str, at: usize) -> Option<char> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(
-        std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(512)
-    ))]
+    #![proptest_config(common::proptest_cases(512))]
 
     /// Qwen 3's counts hold the stability rule to what it claims: where a piece boundary
     /// comes right before an NFC-stable character, the halves add up to the whole.
