@@ -88,10 +88,7 @@ impl ResponseStream<'_> {
                 let block = self.blocks.stop(at, &place)?;
                 self.settle_block(block, &mut out.events, Self::anthropic_citation)?;
             }
-            "message_stop" => {
-                self.blocks.check_message_stop(&place)?;
-                self.ended = true;
-            }
+            "message_stop" => self.stop_message(&place)?,
             "error" => {
                 let error = event.get("error").cloned().unwrap_or(Value::Null);
                 return Err(problem(format!(

@@ -64,10 +64,7 @@ impl ResponseStream<'_> {
                     let block = self.blocks.stop(at, &place)?;
                     self.settle_block(block, &mut out.events, Self::bedrock_citation)?;
                 }
-                "messageStop" => {
-                    self.blocks.check_message_stop(&place)?;
-                    self.ended = true;
-                }
+                "messageStop" => self.stop_message(&place)?,
                 kind if EXCEPTIONS.contains(&kind) => {
                     let message = body.get("message").and_then(Value::as_str).unwrap_or("");
                     let message: String = message.chars().take(MESSAGE_LIMIT).collect();

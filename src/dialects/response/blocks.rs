@@ -124,19 +124,20 @@ impl Blocks {
             }
         }
     }
-
-    /// Refuses the message's end while a block is open.
-    pub(super) fn check_message_stop(&self, place: &str) -> Result<(), Error> {
-        match self.open_index() {
-            Some(open) => Err(problem(format!(
-                "{place}: the message stops while content block {open} is open"
-            ))),
-            None => Ok(()),
-        }
-    }
 }
 
 impl ResponseStream<'_> {
+    /// The message stops, and with it the stream: refused while a block is open.
+    pub(super) fn stop_message(&mut self, place: &str) -> Result<(), Error> {
+        if let Some(open) = self.blocks.open_index() {
+            return Err(problem(format!(
+                "{place}: the message stops while content block {open} is open"
+            )));
+        }
+        self.ended = true;
+        Ok(())
+    }
+
     /// Settles the citations of `block`, whose text is complete, at that text, each as the
     /// dialect's `read` reads it.
     pub(super) fn settle_block(
