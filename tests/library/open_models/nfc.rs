@@ -232,6 +232,14 @@ proptest! {
     }
 }
 
+/// The first `n` texts of [`nfc_text`], the same on every run: what the properties above are
+/// generated from, for the tests that they reach what they test.
+fn generated(n: usize) -> impl Iterator<Item = String> {
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = nfc_text();
+    (0..n).map(move |_| strategy.new_tree(&mut runner).unwrap().current())
+}
+
 /// And the property has teeth: at the same boundaries before a character the rule calls
 /// unstable, Qwen 3's counts do not add up somewhere in the generated texts (a mark composed
 /// onto the letter), so a rule that let those through would fail it.
@@ -240,10 +248,7 @@ fn qwen3_counts_show_where_the_stability_rule_refuses() {
     let Some(tokenizer) = qwen("qwen3_counts_show_where_the_stability_rule_refuses") else {
         return;
     };
-    let mut runner = proptest::test_runner::TestRunner::deterministic();
-    let strategy = nfc_text();
-    let inexact = (0..2_000).find_map(|_| {
-        let text = strategy.new_tree(&mut runner).unwrap().current();
+    let inexact = generated(2_000).find_map(|text| {
         let whole = tokenizer.count(&text);
         text.char_indices()
             .map(|(at, _)| at)
@@ -264,11 +269,8 @@ fn the_generated_texts_reach_the_nfc_clause() {
     let Some(tokenizer) = qwen("the_generated_texts_reach_the_nfc_clause") else {
         return;
     };
-    let mut runner = proptest::test_runner::TestRunner::deterministic();
-    let strategy = nfc_text();
     let (mut refused, mut changed) = (0, 0);
-    for _ in 0..500 {
-        let text = strategy.new_tree(&mut runner).unwrap().current();
+    for text in generated(500) {
         changed += usize::from(text.nfc().collect::<String>() != text);
         refused += text
             .char_indices()
