@@ -6,6 +6,7 @@ use crate::common;
 use std::fmt::Write;
 
 use mentor_context::format::XmlFormat;
+use mentor_context::tokenizer::TokenCounter;
 use mentor_context::wire::parse_results;
 use mentor_context::{AssembledContext, ContextBuilder, Encoding, MentorRagResult, Order};
 
@@ -48,20 +49,25 @@ fn report(context: &AssembledContext) -> String {
     out
 }
 
-/// What `builder` assembles of `results` in the plain layout, or with `xml` the XML one, and
-/// the layout's name for the snapshot's.
+/// The invariants an assembly is checked against: [`common::check_invariants`], or
+/// [`common::check_any_order`] for the orders that rearrange blocks.
+type Check = fn(&AssembledContext<'_>, &[MentorRagResult], &dyn TokenCounter, bool, Option<&str>);
+
+/// What `builder` assembles of `results` in the plain layout, or with `xml` the XML one,
+/// held to `check` before it may be a snapshot, and the layout's name for the snapshot's.
 fn assemble_in(
     builder: ContextBuilder,
     xml: bool,
     results: &[MentorRagResult],
+    check: Check,
 ) -> (AssembledContext<'_>, &'static str) {
-    match xml {
-        true => (
-            builder.format(XmlFormat).build().unwrap().assemble(results),
-            "xml",
-        ),
-        false => (builder.build().unwrap().assemble(results), "plain"),
-    }
+    let (builder, format) = match xml {
+        true => (builder.format(XmlFormat), "xml"),
+        false => (builder, "plain"),
+    };
+    let context = builder.build().unwrap().assemble(results);
+    check(&context, results, &Encoding::O200kBase, xml, None);
+    (context, format)
 }
 
 #[test]
@@ -76,8 +82,8 @@ fn fixtures() {
         for xml in [false, true] {
             for budget in BUDGETS {
                 let builder = ContextBuilder::new(budget).encoding(Encoding::O200kBase);
-                let (context, format) = assemble_in(builder, xml, &results);
-                common::check_invariants(&context, &results, &Encoding::O200kBase, xml, None);
+                let (context, format) =
+                    assemble_in(builder, xml, &results, common::check_invariants);
                 insta::assert_snapshot!(format!("{name}-{format}-{budget}"), report(&context));
             }
         }
@@ -92,8 +98,7 @@ fn orders() {
     for order in Order::ALL {
         for xml in [false, true] {
             let builder = ContextBuilder::new(1500).order(order);
-            let (context, format) = assemble_in(builder, xml, &results);
-            common::check_any_order(&context, &results, &Encoding::O200kBase, xml, None);
+            let (context, format) = assemble_in(builder, xml, &results, common::check_any_order);
             insta::assert_snapshot!(format!("order-{order}-{format}"), report(&context));
         }
     }
@@ -106,8 +111,7 @@ fn capped_heads() {
     let results = common::fixture("pricing");
     for xml in [false, true] {
         let builder = ContextBuilder::new(400).max_head_tokens(20);
-        let (context, format) = assemble_in(builder, xml, &results);
-        common::check_invariants(&context, &results, &Encoding::O200kBase, xml, None);
+        let (context, format) = assemble_in(builder, xml, &results, common::check_invariants);
         assert!(context.citations.iter().any(|c| c.head_shortened));
         insta::assert_snapshot!(format!("capped-head-{format}"), report(&context));
     }
