@@ -10,6 +10,7 @@ use mentor_context::{ContextBuilder, Duplicates, Encoding, MentorRagResult, Omit
 
 /// One token per `char`, and no split it vouches for: the assembler must take its slow paths
 /// (the head's count apart from the body's, and a recount of the whole text).
+#[derive(Clone, Copy)]
 struct Chars;
 
 impl TokenCounter for Chars {
@@ -35,13 +36,11 @@ fn dense_content_that_fits_goes_in_whole() {
     for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
         assert!(encoding.count(&content) < 50);
         for overflow in [Overflow::Truncate, Overflow::Stop] {
-            let context = ContextBuilder::new(100)
-                .encoding(encoding)
-                .overflow(overflow)
-                .build()
-                .unwrap()
-                .assemble(&results);
-            common::check_invariants(&context, &results, &encoding, false, None);
+            let context = common::assemble_checked(
+                ContextBuilder::new(100).overflow(overflow),
+                encoding,
+                &results,
+            );
             assert_eq!(context.citations.len(), 1, "{encoding} {overflow:?}");
             assert!(!context.citations[0].truncated, "{encoding} {overflow:?}");
         }
@@ -63,12 +62,7 @@ fn without_exact_splits_a_block_is_cut_to_the_room_after_its_head() {
         .assemble(&results);
     assert_eq!(whole.token_count, 114);
     for budget in [100, 110, 113] {
-        let context = ContextBuilder::new(budget)
-            .tokenizer(Chars)
-            .build()
-            .unwrap()
-            .assemble(&results);
-        common::check_invariants(&context, &results, &Chars, false, None);
+        let context = common::assemble_checked(ContextBuilder::new(budget), Chars, &results);
         assert_eq!(context.citations.len(), 1, "budget {budget}");
         assert!(context.citations[0].truncated, "budget {budget}");
         assert!(context.token_count <= budget);
@@ -186,12 +180,7 @@ fn a_cut_needs_exactly_head_frame_and_minimum() {
 fn a_cut_whose_fence_grows_aims_lower_by_the_overshoot() {
     let content = format!("{} {}", "`".repeat(30), "word ".repeat(60));
     let results = [titled(&content, "T", 1.0)];
-    let context = ContextBuilder::new(200)
-        .tokenizer(Chars)
-        .build()
-        .unwrap()
-        .assemble(&results);
-    common::check_invariants(&context, &results, &Chars, false, None);
+    let context = common::assemble_checked(ContextBuilder::new(200), Chars, &results);
     assert_eq!(context.citations.len(), 1);
     assert!(context.citations[0].truncated);
     // Cut back to a word end: at most a word and its space short of the budget.

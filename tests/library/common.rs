@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use mentor_context::format::{Format, PlainFormat, XmlFormat};
 use mentor_context::tokenizer::TokenCounter;
 use mentor_context::wire::parse_results;
-use mentor_context::{AssembledContext, MentorRagResult};
+use mentor_context::{AssembledContext, ContextBuilder, MentorRagResult};
 use proptest::test_runner::Config as ProptestConfig;
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -182,6 +182,20 @@ pub fn shown(format: &dyn Format, content: &str) -> String {
         out.push('\n');
     }
     out
+}
+
+/// What `builder`, counting with `tokenizer`, assembles of `results` in the plain layout
+/// with no header, held to [`check_invariants`].
+#[track_caller]
+pub fn assemble_checked<'r, T: TokenCounter + Clone + 'static>(
+    builder: ContextBuilder,
+    tokenizer: T,
+    results: &'r [MentorRagResult],
+) -> AssembledContext<'r> {
+    let context = builder.tokenizer(tokenizer.clone()).build().unwrap();
+    let context = context.assemble(results);
+    check_invariants(&context, results, &tokenizer, false, None);
+    context
 }
 
 /// Asserts everything that must hold for any assembly of `results`, whatever the options, in

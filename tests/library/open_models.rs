@@ -329,12 +329,7 @@ fn a_recount_context_can_pass_64_kib() {
     let results = common::fixture("bench-english");
     for model in models(&dir).iter().filter(|m| m.family == "gemma@") {
         let tokenizer = model.counter();
-        let context = ContextBuilder::new(60_000)
-            .tokenizer(tokenizer)
-            .build()
-            .unwrap()
-            .assemble(&results);
-        common::check_invariants(&context, &results, tokenizer, false, None);
+        let context = common::assemble_checked(ContextBuilder::new(60_000), tokenizer, &results);
         assert!(context.text.len() > 64 << 10, "{}", context.text.len());
     }
 }
@@ -369,12 +364,8 @@ fn contexts_of_up_to_32000_tokens_are_full_and_count_as_the_reference() {
         let tokenizer = model.counter();
         let mut texts = Vec::new();
         for budget in budgets {
-            let context = ContextBuilder::new(budget)
-                .tokenizer(tokenizer)
-                .build()
-                .unwrap()
-                .assemble(&results);
-            common::check_invariants(&context, &results, tokenizer, false, None);
+            let context =
+                common::assemble_checked(ContextBuilder::new(budget), tokenizer, &results);
             // The block that does not fit is cut to the room: a full context is within a
             // few tokens of the budget.
             assert!(

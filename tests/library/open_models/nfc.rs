@@ -176,13 +176,8 @@ proptest! {
             })
             .collect();
         let overflow = if skip { Overflow::Skip } else { Overflow::Truncate };
-        let context = ContextBuilder::new(budget)
-            .tokenizer(tokenizer)
-            .overflow(overflow)
-            .build()
-            .unwrap()
-            .assemble(&results);
-        common::check_invariants(&context, &results, tokenizer, false, None);
+        let builder = ContextBuilder::new(budget).overflow(overflow);
+        common::assemble_checked(builder, tokenizer, &results);
     }
 
     /// Split at every exact split point at once, and at each alone: the pieces' counts add up
