@@ -26,6 +26,11 @@ fn titled(content: &str, title: &str, score: f32) -> MentorRagResult {
     MentorRagResult::from_content(content, score).with_title(title)
 }
 
+/// One block titled T of `n` words, "word word ... word".
+fn words(n: usize) -> [MentorRagResult; 1] {
+    [titled("word ".repeat(n).trim_end(), "T", 1.0)]
+}
+
 /// `place` renders no more content than could fit, guessing 16 bytes a token; content denser
 /// than that (a long run of spaces is 128 bytes a token) fits whole after all, and must go in
 /// whole, not cut, and not left out under `Stop` (placing.rs: the `limit < reach` guard).
@@ -52,8 +57,7 @@ fn dense_content_that_fits_goes_in_whole() {
 /// fallback of `place`). It is cut to fit, not placed whole and then dropped by the recount.
 #[test]
 fn without_exact_splits_a_block_is_cut_to_the_room_after_its_head() {
-    let content = "word ".repeat(20);
-    let results = [titled(content.trim_end(), "T", 1.0)];
+    let results = words(20);
     // Whole: "[1] T\n" (6) + "```\n" (4) + 99 + "\n```\n" (5) = 114 characters.
     let whole = ContextBuilder::new(1000)
         .tokenizer(Chars)
@@ -72,8 +76,7 @@ fn without_exact_splits_a_block_is_cut_to_the_room_after_its_head() {
 /// The same through the XML layout, whose head and cut frame differ.
 #[test]
 fn without_exact_splits_xml_blocks_are_cut_too() {
-    let content = "word ".repeat(40);
-    let results = [titled(content.trim_end(), "T", 1.0)];
+    let results = words(40);
     let context = ContextBuilder::new(150)
         .tokenizer(Chars)
         .format(XmlFormat)
