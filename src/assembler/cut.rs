@@ -213,6 +213,11 @@ fn is_grapheme_boundary(text: &str, at: usize) -> bool {
 mod tests {
     use super::*;
 
+    /// A text whose one word end is at byte `at`: a space there, then `rest` bytes of a word.
+    fn word_end_at(at: usize, rest: usize) -> String {
+        format!("{} {}", "x".repeat(at), "z".repeat(rest))
+    }
+
     #[test]
     fn cut_prefers_sentence_then_word_end() {
         // Kept 250 bytes, so the last 25 are close: a sentence end and a word end are both.
@@ -237,22 +242,17 @@ mod tests {
         let content = format!("{}{} {}", "x".repeat(900), "y".repeat(19), "z".repeat(200));
         assert_eq!(cut_point(&content, 1000), 919);
         // 120 bytes back is not.
-        let content = format!("{} {}", "x".repeat(879), "z".repeat(200));
-        assert_eq!(cut_point(&content, 1000), 1000);
+        assert_eq!(cut_point(&word_end_at(879, 200), 1000), 1000);
         // Nor, past 2,560 bytes kept, more than 256 bytes back.
-        let content = format!("{} {}", "x".repeat(4743), "z".repeat(300));
-        assert_eq!(cut_point(&content, 5000), 5000);
-        let content = format!("{} {}", "x".repeat(4744), "z".repeat(300));
-        assert_eq!(cut_point(&content, 5000), 4744);
+        assert_eq!(cut_point(&word_end_at(4743, 300), 5000), 5000);
+        assert_eq!(cut_point(&word_end_at(4744, 300), 5000), 4744);
     }
 
     #[test]
     fn a_word_end_at_the_edge_of_the_window_counts() {
         // Kept 100 bytes: the window is the last 10, from byte 90.
-        let content = format!("{} {}", "x".repeat(90), "z".repeat(100));
-        assert_eq!(cut_point(&content, 100), 90);
-        let content = format!("{} {}", "x".repeat(89), "z".repeat(100));
-        assert_eq!(cut_point(&content, 100), 100);
+        assert_eq!(cut_point(&word_end_at(90, 100), 100), 90);
+        assert_eq!(cut_point(&word_end_at(89, 100), 100), 100);
     }
 
     #[test]

@@ -126,16 +126,16 @@ pub(crate) fn renders_empty(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::tests::written;
 
     #[test]
     fn line_breaks_and_controls_collapse() {
-        let mut out = String::new();
-        push_line(&mut out, "a\r\n\r\nb\u{202E}c\u{0007}d  e");
-        assert_eq!(out, "a b c d  e");
+        assert_eq!(
+            written(push_line, "a\r\n\r\nb\u{202E}c\u{0007}d  e"),
+            "a b c d  e"
+        );
         // DEL is a control character too, though it sorts just after the printable ASCII.
-        out.clear();
-        push_line(&mut out, "a\u{7F}b");
-        assert_eq!(out, "a b");
+        assert_eq!(written(push_line, "a\u{7F}b"), "a b");
     }
 
     #[test]
@@ -149,9 +149,7 @@ mod tests {
             ("[a]", "[a]"),
             ("~", "~"),
         ] {
-            let mut out = String::new();
-            push_line(&mut out, text);
-            assert_eq!(out, expected, "{text:?}");
+            assert_eq!(written(push_line, text), expected, "{text:?}");
             assert_eq!(collapse(text), expected, "{text:?}");
         }
     }

@@ -215,6 +215,13 @@ pub(crate) mod tests {
             .collect()
     }
 
+    /// What `push` writes of `text` into an empty string.
+    pub(crate) fn written(push: fn(&mut String, &str), text: &str) -> String {
+        let mut out = String::new();
+        push(&mut out, text);
+        out
+    }
+
     pub(crate) fn head_text(
         format: &dyn Format,
         title: Option<&str>,

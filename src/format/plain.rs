@@ -99,7 +99,7 @@ pub(super) fn read_fenced(text: &str, truncated: bool) -> Option<(&str, usize)> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::tests::{head_text, metadata};
+    use crate::format::tests::{head_text, metadata, written};
 
     #[test]
     fn plain_head_lists_metadata_in_order() {
@@ -122,19 +122,15 @@ mod tests {
 
     #[test]
     fn fence_is_longer_than_any_backtick_run() {
-        let mut out = String::new();
-        push_fence(&mut out, "a ```` b");
-        assert_eq!(out, "`````");
-        out.clear();
-        push_fence(&mut out, "no ticks");
-        assert_eq!(out, "```");
-        out.clear();
-        push_fence(&mut out, "``` a ````` b `");
-        assert_eq!(out, "``````");
-        // A longer run right after a shorter one, away from the start.
-        out.clear();
-        push_fence(&mut out, "abcd ``x````");
-        assert_eq!(out, "`````");
+        for (text, fence) in [
+            ("a ```` b", "`````"),
+            ("no ticks", "```"),
+            ("``` a ````` b `", "``````"),
+            // A longer run right after a shorter one, away from the start.
+            ("abcd ``x````", "`````"),
+        ] {
+            assert_eq!(written(push_fence, text), fence, "{text:?}");
+        }
     }
 
     /// Every text of backticks and letters up to 12 long: the fence is one more than the
@@ -147,9 +143,11 @@ mod tests {
                 .map(|i| if bits >> (i % 12) & 1 == 1 { '`' } else { 'a' })
                 .collect();
             let longest = text.split('a').map(str::len).max().unwrap_or(0);
-            let mut out = String::new();
-            push_fence(&mut out, &text);
-            assert_eq!(out.len(), (longest + 1).max(3), "{text}");
+            assert_eq!(
+                written(push_fence, &text).len(),
+                (longest + 1).max(3),
+                "{text}"
+            );
         }
     }
 }

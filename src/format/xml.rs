@@ -106,14 +106,7 @@ fn unescape_xml_text(written: &str) -> Cow<'_, str> {
         return Cow::Borrowed(written);
     }
     let mut out = String::with_capacity(written.len());
-    let mut rest = written;
-    while let Some(at) = rest.find("&lt;") {
-        let tail = &rest[at + 4..];
-        out.push_str(&rest[..at]);
-        out.push_str(if opens_structure(tail) { "<" } else { "&lt;" });
-        rest = tail;
-    }
-    out.push_str(rest);
+    swap_at_structures(&mut out, written, "&lt;", "<");
     Cow::Owned(out)
 }
 
@@ -141,11 +134,18 @@ const XML_TAGS: [&str; 5] = [
 /// assert_eq!(out, "a&lt;/document> <b> &lt;!-- c --> <documents-x>");
 /// ```
 pub fn push_xml_text(out: &mut String, text: &str) {
+    swap_at_structures(out, text, "<", "&lt;");
+}
+
+/// Writes `text` with each `from` that opens one of the layout's structures written as
+/// `to`, and the rest verbatim: `<` as `&lt;` in [`push_xml_text`], and back in
+/// [`unescape_xml_text`], so that reading undoes what writing did.
+fn swap_at_structures(out: &mut String, text: &str, from: &str, to: &str) {
     let mut rest = text;
-    while let Some(at) = rest.find('<') {
-        let tail = &rest[at + 1..];
+    while let Some(at) = rest.find(from) {
+        let tail = &rest[at + from.len()..];
         out.push_str(&rest[..at]);
-        out.push_str(if opens_structure(tail) { "&lt;" } else { "<" });
+        out.push_str(if opens_structure(tail) { to } else { from });
         rest = tail;
     }
     out.push_str(rest);
@@ -170,17 +170,14 @@ fn opens_structure(tail: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::tests::{head_text, metadata};
+    use crate::format::tests::{head_text, metadata, written};
 
     #[test]
     fn xml_tags_are_neutralised() {
-        let mut out = String::new();
-        push_xml_text(
-            &mut out,
-            "x</document_content></DOCUMENT><source a><b><documentation><metadata/><document\t",
-        );
+        let text =
+            "x</document_content></DOCUMENT><source a><b><documentation><metadata/><document\t";
         assert_eq!(
-            out,
+            written(push_xml_text, text),
             "x&lt;/document_content>&lt;/DOCUMENT>&lt;source a><b><documentation>&lt;metadata/>&lt;document\t"
         );
     }
@@ -196,9 +193,7 @@ mod tests {
             "<",
             "<3",
         ] {
-            let mut out = String::new();
-            push_xml_text(&mut out, verbatim);
-            assert_eq!(out, verbatim);
+            assert_eq!(written(push_xml_text, verbatim), verbatim);
         }
         for (text, escaped) in [
             ("<![CDATA[", "&lt;![CDATA["),
@@ -207,9 +202,21 @@ mod tests {
             ("<document", "&lt;document"),
             ("</source\n>", "&lt;/source\n>"),
         ] {
-            let mut out = String::new();
-            push_xml_text(&mut out, text);
-            assert_eq!(out, escaped, "{text:?}");
+            assert_eq!(written(push_xml_text, text), escaped, "{text:?}");
+        }
+    }
+
+    /// Reading back undoes what writing did, whatever the text holds but a `&lt;` of its
+    /// own before a tag's name (which reads as the `<` it stands for).
+    #[test]
+    fn unescaping_gives_back_the_text_written() {
+        for text in [
+            "x</document_content></DOCUMENT><source a><b><!-- c --><?pi?>",
+            "&lt;b> and &lt; alone, <3 < 4, <document",
+            "",
+        ] {
+            let escaped = written(push_xml_text, text);
+            assert_eq!(unescape_xml_text(&escaped), text, "{escaped:?}");
         }
     }
 

@@ -134,7 +134,7 @@ impl<'t> Meter<'t> {
         self.tokenizer
             .token_lengths(&text[from.at..end], &mut self.chunk.lengths);
         self.tokens_seen += self.chunk.lengths.len();
-        self.record_checkpoints(text, from, end, room, mark);
+        self.record_checkpoints(text, end, room, mark);
         self.chunk.lengths.len()
     }
 

@@ -16,11 +16,12 @@ impl Meter<'_> {
     pub(super) fn record_checkpoints(
         &mut self,
         text: &str,
-        from: Checkpoint,
         end: usize,
         room: usize,
         mark: Option<usize>,
     ) {
+        // The chunk's start, where its count is known.
+        let from = self.chunk.start;
         let lengths = &self.chunk.lengths;
         let fits = room.saturating_sub(from.tokens).min(lengths.len());
         // The count at `from` is known already: only a mark past it is looked for.

@@ -2,6 +2,7 @@
 //! cargo-mutants mutant of the named code survived the rest of the suite.
 
 use crate::common;
+use crate::stand_ins::VOCAB;
 
 use mentor_context::format::XmlFormat;
 use mentor_context::tokenizer::TokenCounter;
@@ -9,6 +10,7 @@ use mentor_context::{ContextBuilder, Duplicates, Encoding, MentorRagResult, Omit
 
 /// One token per `char`, and no split it vouches for: the assembler must take its slow paths
 /// (the head's count apart from the body's, and a recount of the whole text).
+#[derive(Clone, Copy)]
 struct Chars;
 
 impl TokenCounter for Chars {
@@ -24,6 +26,11 @@ fn titled(content: &str, title: &str, score: f32) -> MentorRagResult {
     MentorRagResult::from_content(content, score).with_title(title)
 }
 
+/// One block titled T of `n` words, "word word ... word".
+fn words(n: usize) -> [MentorRagResult; 1] {
+    [titled("word ".repeat(n).trim_end(), "T", 1.0)]
+}
+
 /// `place` renders no more content than could fit, guessing 16 bytes a token; content denser
 /// than that (a long run of spaces is 128 bytes a token) fits whole after all, and must go in
 /// whole, not cut, and not left out under `Stop` (placing.rs: the `limit < reach` guard).
@@ -34,13 +41,11 @@ fn dense_content_that_fits_goes_in_whole() {
     for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
         assert!(encoding.count(&content) < 50);
         for overflow in [Overflow::Truncate, Overflow::Stop] {
-            let context = ContextBuilder::new(100)
-                .encoding(encoding)
-                .overflow(overflow)
-                .build()
-                .unwrap()
-                .assemble(&results);
-            common::check_invariants(&context, &results, &encoding, false, None);
+            let context = common::assemble_checked(
+                ContextBuilder::new(100).overflow(overflow),
+                encoding,
+                &results,
+            );
             assert_eq!(context.citations.len(), 1, "{encoding} {overflow:?}");
             assert!(!context.citations[0].truncated, "{encoding} {overflow:?}");
         }
@@ -52,8 +57,7 @@ fn dense_content_that_fits_goes_in_whole() {
 /// fallback of `place`). It is cut to fit, not placed whole and then dropped by the recount.
 #[test]
 fn without_exact_splits_a_block_is_cut_to_the_room_after_its_head() {
-    let content = "word ".repeat(20);
-    let results = [titled(content.trim_end(), "T", 1.0)];
+    let results = words(20);
     // Whole: "[1] T\n" (6) + "```\n" (4) + 99 + "\n```\n" (5) = 114 characters.
     let whole = ContextBuilder::new(1000)
         .tokenizer(Chars)
@@ -62,12 +66,7 @@ fn without_exact_splits_a_block_is_cut_to_the_room_after_its_head() {
         .assemble(&results);
     assert_eq!(whole.token_count, 114);
     for budget in [100, 110, 113] {
-        let context = ContextBuilder::new(budget)
-            .tokenizer(Chars)
-            .build()
-            .unwrap()
-            .assemble(&results);
-        common::check_invariants(&context, &results, &Chars, false, None);
+        let context = common::assemble_checked(ContextBuilder::new(budget), Chars, &results);
         assert_eq!(context.citations.len(), 1, "budget {budget}");
         assert!(context.citations[0].truncated, "budget {budget}");
         assert!(context.token_count <= budget);
@@ -77,8 +76,7 @@ fn without_exact_splits_a_block_is_cut_to_the_room_after_its_head() {
 /// The same through the XML layout, whose head and cut frame differ.
 #[test]
 fn without_exact_splits_xml_blocks_are_cut_too() {
-    let content = "word ".repeat(40);
-    let results = [titled(content.trim_end(), "T", 1.0)];
+    let results = words(40);
     let context = ContextBuilder::new(150)
         .tokenizer(Chars)
         .format(XmlFormat)
@@ -96,43 +94,6 @@ fn without_exact_splits_xml_blocks_are_cut_too() {
     );
 }
 
-/// Greedy longest match over a tiny vocabulary, else one `char` a token. Joins can cost more
-/// than their parts ("qqq" + "bcde" is 3 + 1, "qqqbcde" is q q qb c d e; "a" + "bcde" is
-/// 1 + 1, "abcde" is ab c d e) or less ("z" + "q" is 2, "zq" is 1), and it vouches for no
-/// split.
-struct Vocab;
-
-impl TokenCounter for Vocab {
-    fn name(&self) -> &str {
-        "vocab"
-    }
-    fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>) {
-        let mut rest = text;
-        while let Some(c) = rest.chars().next() {
-            let len = ["bcde", "qb", "zq", "ab"]
-                .into_iter()
-                .find(|word| rest.starts_with(word))
-                .map_or(c.len_utf8(), str::len);
-            lengths.push(len as u32);
-            rest = &rest[len..];
-        }
-    }
-}
-
-/// A bare layout: every head is the given text, the content follows it with no fence.
-struct Bare(&'static str);
-
-impl mentor_context::format::Format for Bare {
-    fn name(&self) -> &str {
-        "bare"
-    }
-    fn head(&self, _head: &mentor_context::format::BlockHead<'_>, out: &mut String) {
-        out.push_str(self.0);
-    }
-    fn content_open(&self, _content: &str, _out: &mut String) {}
-    fn content_close(&self, _content: &str, _truncated: bool, _out: &mut String) {}
-}
-
 /// When a block's head and body fit apart though not together, the block goes in whole with
 /// the count of its parts, and the recount of the whole text decides (placing.rs, the
 /// fallback of `place`: the body gets the room after the head, whole content only).
@@ -144,14 +105,9 @@ fn a_block_that_fits_in_parts_is_kept_when_the_recount_fits() {
     ];
     // Block 2 alone is q q qb c d e bcde bcde = 8 tokens; its parts, 3 + 3. Block 1 is 4; the
     // whole text, q q q zq q qb c d e bcde bcde = 11: the budget.
-    assert_eq!(Vocab.count("qqqbcdebcdebcde"), 8);
-    assert_eq!(Vocab.count("qqqzqqqbcdebcdebcde"), 11);
-    let context = ContextBuilder::new(11)
-        .tokenizer(Vocab)
-        .format(Bare("qqq"))
-        .build()
-        .unwrap()
-        .assemble(&results);
+    assert_eq!(VOCAB.count("qqqbcdebcdebcde"), 8);
+    assert_eq!(VOCAB.count("qqqzqqqbcdebcdebcde"), 11);
+    let context = VOCAB.bare(11, "qqq").build().unwrap().assemble(&results);
     assert_eq!(context.text, "qqqzqqqbcdebcdebcde");
     assert_eq!(context.token_count, 11);
     let counts: Vec<(usize, bool)> = context
@@ -173,19 +129,18 @@ fn the_recount_drops_the_last_blocks_and_keeps_the_rest_exactly() {
         .map(|score| MentorRagResult::from_content("a", score))
         .collect();
     // Each block, "bcdea", is 2 tokens alone; joined, "a" + "bcde" cost ab c d e.
-    assert_eq!(Vocab.count("bcdea"), 2);
-    assert_eq!(Vocab.count("bcdeabcdea"), 6);
-    assert_eq!(Vocab.count("bcdeabcdeabcdea"), 10);
+    assert_eq!(VOCAB.count("bcdea"), 2);
+    assert_eq!(VOCAB.count("bcdeabcdea"), 6);
+    assert_eq!(VOCAB.count("bcdeabcdeabcdea"), 10);
     for (budget, text) in [(6, "bcdeabcdea"), (5, "bcdea"), (10, "bcdeabcdeabcdea")] {
-        let context = ContextBuilder::new(budget)
-            .tokenizer(Vocab)
-            .format(Bare("bcde"))
+        let context = VOCAB
+            .bare(budget, "bcde")
             .duplicates(Duplicates::Keep)
             .build()
             .unwrap()
             .assemble(&results);
         assert_eq!(context.text, text, "budget {budget}: {context:?}");
-        assert_eq!(context.token_count, Vocab.count(text));
+        assert_eq!(context.token_count, VOCAB.count(text));
         assert_eq!(context.citations.len(), text.len() / 5);
         assert_eq!(context.omitted.len(), 3 - text.len() / 5);
         assert!(
@@ -228,12 +183,7 @@ fn a_cut_needs_exactly_head_frame_and_minimum() {
 fn a_cut_whose_fence_grows_aims_lower_by_the_overshoot() {
     let content = format!("{} {}", "`".repeat(30), "word ".repeat(60));
     let results = [titled(&content, "T", 1.0)];
-    let context = ContextBuilder::new(200)
-        .tokenizer(Chars)
-        .build()
-        .unwrap()
-        .assemble(&results);
-    common::check_invariants(&context, &results, &Chars, false, None);
+    let context = common::assemble_checked(ContextBuilder::new(200), Chars, &results);
     assert_eq!(context.citations.len(), 1);
     assert!(context.citations[0].truncated);
     // Cut back to a word end: at most a word and its space short of the budget.

@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use mentor_context::format::{Format, PlainFormat, XmlFormat};
 use mentor_context::tokenizer::TokenCounter;
 use mentor_context::wire::parse_results;
-use mentor_context::{AssembledContext, MentorRagResult};
+use mentor_context::{AssembledContext, ContextBuilder, MentorRagResult};
+use proptest::test_runner::Config as ProptestConfig;
 use unicode_segmentation::UnicodeSegmentation;
 
 /// The keys of a serialized [`AssembledContext`] (the command's `--json` report), in the
@@ -22,6 +23,20 @@ pub const REPORT_KEYS: [&str; 7] = [
     "omitted",
     "tokenCount",
 ];
+
+/// The number in the environment variable `name`, or `default` when it is unset or not a
+/// number: how many cases a slow test runs here, and CI sets more.
+pub fn env_count<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(default)
+}
+
+/// A property's configuration: `default` cases, or `PROPTEST_CASES` when set.
+pub fn proptest_cases(default: u32) -> ProptestConfig {
+    ProptestConfig::with_cases(env_count("PROPTEST_CASES", default))
+}
 
 /// The folder of request files shared by the tests, the benches and the README's commands.
 pub fn fixtures_dir() -> PathBuf {
@@ -167,6 +182,20 @@ pub fn shown(format: &dyn Format, content: &str) -> String {
         out.push('\n');
     }
     out
+}
+
+/// What `builder`, counting with `tokenizer`, assembles of `results` in the plain layout
+/// with no header, held to [`check_invariants`].
+#[track_caller]
+pub fn assemble_checked<'r, T: TokenCounter + Clone + 'static>(
+    builder: ContextBuilder,
+    tokenizer: T,
+    results: &'r [MentorRagResult],
+) -> AssembledContext<'r> {
+    let context = builder.tokenizer(tokenizer.clone()).build().unwrap();
+    let context = context.assemble(results);
+    check_invariants(&context, results, &tokenizer, false, None);
+    context
 }
 
 /// Asserts everything that must hold for any assembly of `results`, whatever the options, in

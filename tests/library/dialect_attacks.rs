@@ -1,44 +1,10 @@
 //! Responses edited, replayed or cut off as an outsider would: each is a clear error naming
 //! the place, or a citation that points at nothing, never a citation of the wrong entry.
 
-use crate::common;
+use crate::responses::{assembler, assert_unknown, problem, resolve, resolve_as, response};
 
-use mentor_context::citations::{Resolution, Resolver};
+use mentor_context::MentorRagResult;
 use mentor_context::dialects::{Dialect, Entry};
-use mentor_context::{ContextBuilder, Error, MentorRagResult};
-
-fn response(dialect: Dialect, kind: &str) -> String {
-    let path = common::fixtures_dir().join(format!("responses/{dialect}.{kind}"));
-    std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
-}
-
-/// `text` resolved against `results` in `dialect`, with the entries and contents sent.
-fn resolve_with(
-    dialect: Dialect,
-    results: &[MentorRagResult],
-    text: &str,
-) -> Result<Resolution, Error> {
-    let assembler = ContextBuilder::new(600).dialect(dialect).build().unwrap();
-    let context = assembler.assemble(results);
-    let entries = assembler.entries(&context).unwrap();
-    let contents = assembler.contents(&context).unwrap();
-    Resolver::for_context(&context)
-        .entries(&entries)
-        .contents(&contents)
-        .response(text)
-}
-
-fn resolve(dialect: Dialect, text: &str) -> Result<Resolution, Error> {
-    resolve_with(dialect, &common::fixture("pricing"), text)
-}
-
-#[track_caller]
-fn problem(dialect: Dialect, text: &str) -> String {
-    match resolve(dialect, text) {
-        Err(Error::Response { problem }) => problem,
-        other => panic!("not refused: {other:?}"),
-    }
-}
 
 /// The stream's lines, without those `drop` matches, with `add` after line `after`.
 fn edited(lines: &[&str], drop: &str, insert: Option<(usize, &str)>) -> String {
@@ -123,22 +89,24 @@ fn anthropic_events_out_of_order_are_errors() {
 #[test]
 fn a_citation_that_names_its_entry_otherwise_points_at_nothing() {
     let whole = response(Dialect::Anthropic, "json");
-    let resourced = whole.replacen(
-        "\"source\": \"https://help.quillstack.example/archive/billing/add-ons\"",
-        "\"source\": \"https://evil.example/add-ons\"",
-        1,
-    );
-    assert_ne!(resourced, whole);
-    let resolution = resolve(Dialect::Anthropic, &resourced).unwrap();
-    assert!(resolution.cited.iter().all(|c| c.citation.index != 3));
-    assert!(
-        resolution
-            .unknown
-            .iter()
-            .any(|u| u.marker == "search_result_index 2 from \"https://evil.example/add-ons\""),
-        "{:?}",
-        resolution.unknown
-    );
+    for (sent, claimed, marker) in [
+        (
+            "\"source\": \"https://help.quillstack.example/archive/billing/add-ons\"",
+            "\"source\": \"https://evil.example/add-ons\"",
+            "search_result_index 2 from \"https://evil.example/add-ons\"",
+        ),
+        (
+            "\"title\": \"Add-on prices\"",
+            "\"title\": \"Refunds\"",
+            "search_result_index 2 titled \"Refunds\"",
+        ),
+    ] {
+        let edited = whole.replacen(sent, claimed, 1);
+        assert_ne!(edited, whole);
+        let resolution = resolve(Dialect::Anthropic, &edited).unwrap();
+        assert!(resolution.cited.iter().all(|c| c.citation.index != 3));
+        assert_unknown(&resolution, marker);
+    }
 
     let cohere = response(Dialect::Cohere, "json");
     let baseline = resolve(Dialect::Cohere, &cohere).unwrap();
@@ -168,10 +136,10 @@ fn a_citation_that_names_its_entry_otherwise_points_at_nothing() {
     let answer = r#"{"message": {"content": [{"type": "text", "text": "It costs 12 EUR."}],
         "citations": [{"start": 9, "end": 15, "text": "12 EUR",
         "sources": [{"type": "document", "id": "1", "document": {"title": "Prices"}}]}]}}"#;
-    let resolution = resolve_with(Dialect::Cohere, &results, answer).unwrap();
+    let resolution = resolve_as(Dialect::Cohere, &results, answer, true).unwrap();
     assert!(resolution.cited.is_empty(), "{:?}", resolution.cited);
     let untitled = answer.replace(r#""document": {"title": "Prices"}"#, r#""document": {}"#);
-    let resolution = resolve_with(Dialect::Cohere, &results, &untitled).unwrap();
+    let resolution = resolve_as(Dialect::Cohere, &results, &untitled, true).unwrap();
     assert_eq!(resolution.cited[0].citation.index, 1);
 }
 
@@ -198,10 +166,7 @@ fn cohere_metadata_never_takes_a_field_or_another_key() {
             ("title (metadata)", "second"),
             ("text", "third"),
         ])];
-    let assembler = ContextBuilder::new(600)
-        .dialect(Dialect::Cohere)
-        .build()
-        .unwrap();
+    let assembler = assembler(Dialect::Cohere);
     let context = assembler.assemble(&results);
     let entries = assembler.entries(&context).unwrap();
     let Entry::Cohere(document) = &entries[0] else {

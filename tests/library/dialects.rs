@@ -7,18 +7,13 @@
 //! `bedrock_mistral/` has what only those two dialects do.
 
 use crate::common;
+use crate::responses::{assembler, problem, resolve, response};
 
 use mentor_context::citations::{Resolution, Resolver};
 use mentor_context::dialects::{Dialect, Entry, mark_cache_control};
 use mentor_context::tokenizer::TokenCounter;
-use mentor_context::{
-    AssembledContext, Assembler, ContextBuilder, Encoding, Error, MentorRagResult,
-};
+use mentor_context::{AssembledContext, ContextBuilder, Encoding, MentorRagResult};
 use proptest::prelude::*;
-
-fn assembler(dialect: Dialect) -> Assembler {
-    ContextBuilder::new(600).dialect(dialect).build().unwrap()
-}
 
 fn pricing() -> Vec<MentorRagResult> {
     common::fixture("pricing")
@@ -36,24 +31,6 @@ fn stream_kinds(dialect: Dialect) -> &'static [&'static str] {
 /// Whether the dialect's citations carry a quote (Mistral's references do not).
 fn quotes(dialect: Dialect) -> bool {
     dialect != Dialect::Mistral
-}
-
-fn response(dialect: Dialect, kind: &str) -> String {
-    let path = common::fixtures_dir().join(format!("responses/{dialect}.{kind}"));
-    std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
-}
-
-/// The report, its entries and contents, and the resolution of `text` against them.
-fn resolve(dialect: Dialect, text: &str) -> Result<Resolution, Error> {
-    let assembler = assembler(dialect);
-    let results = pricing();
-    let context = assembler.assemble(&results);
-    let entries = assembler.entries(&context).unwrap();
-    let contents = assembler.contents(&context).unwrap();
-    Resolver::for_context(&context)
-        .entries(&entries)
-        .contents(&contents)
-        .response(text)
 }
 
 #[test]
@@ -393,10 +370,6 @@ fn quotes_before_markers_are_checked_against_their_blocks() {
 
 #[test]
 fn bad_responses_are_errors_naming_the_place() {
-    let problem = |dialect: Dialect, text: &str| match resolve(dialect, text) {
-        Err(Error::Response { problem }) => problem,
-        other => panic!("not refused: {other:?}"),
-    };
     assert!(
         problem(Dialect::Anthropic, "{\"type\": \"message\", \"content\": [")
             .contains("line 1: not JSON")
@@ -446,24 +419,6 @@ fn bad_responses_are_errors_naming_the_place() {
     let report = text.assemble(&results);
     let err = Resolver::for_context(&report).response(&whole).unwrap_err();
     assert!(err.to_string().contains("assembled as text"), "{err}");
-}
-
-/// A citation whose title is not the one its entry was sent with points at nothing.
-#[test]
-fn a_citation_whose_title_disagrees_points_at_nothing() {
-    let whole = response(Dialect::Anthropic, "json");
-    let retitled = whole.replacen("\"title\": \"Add-on prices\"", "\"title\": \"Refunds\"", 1);
-    assert_ne!(retitled, whole);
-    let resolution = resolve(Dialect::Anthropic, &retitled).unwrap();
-    assert!(resolution.cited.iter().all(|c| c.citation.index != 3));
-    assert!(
-        resolution
-            .unknown
-            .iter()
-            .any(|u| u.marker == "search_result_index 2 titled \"Refunds\""),
-        "{:?}",
-        resolution.unknown
-    );
 }
 
 /// A follow-up turn keeps the earlier entries first and byte for byte, so the request's

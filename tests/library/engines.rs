@@ -103,29 +103,17 @@ fn only_the_reference_engine_cuts_a_long_stretch_without_split_points() {
     let run = "a".repeat(200 * 1024);
     let results = [MentorRagResult::from_content(run.clone(), 0.9).with_title("Run")];
     for (reference, fast) in pairs() {
-        let whole = ContextBuilder::new(100_000)
-            .tokenizer(fast)
-            .build()
-            .unwrap()
-            .assemble(&results);
-        common::check_invariants(&whole, &results, &fast, false, None);
+        let whole = common::assemble_checked(ContextBuilder::new(100_000), fast, &results);
         assert!(!whole.citations[0].truncated, "{}", fast.encoding());
         assert!(whole.text.contains(&run));
-        let cut = ContextBuilder::new(100_000)
-            .tokenizer(reference)
-            .build()
-            .unwrap()
-            .assemble(&results);
-        common::check_invariants(&cut, &results, &reference, false, None);
+        let cut = common::assemble_checked(ContextBuilder::new(100_000), reference, &results);
         assert!(cut.citations[0].truncated, "{}", reference.encoding());
         assert!(cut.text.len() < 65 * 1024, "{}", cut.text.len());
     }
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(
-        std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(1024)
-    ))]
+    #![proptest_config(common::proptest_cases(1024))]
 
     #[test]
     fn counts_and_token_lengths_match_on_arbitrary_unicode(

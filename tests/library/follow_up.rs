@@ -4,6 +4,7 @@
 //! still exact.
 
 use crate::common;
+use crate::stand_ins::GREEDY;
 
 use mentor_context::format::{Format, PlainFormat, XmlFormat};
 use mentor_context::tokenizer::TokenCounter;
@@ -279,56 +280,15 @@ fn a_previous_turn_without_blocks_is_a_fresh_start() {
     assert_eq!(next, assembler.assemble(&one));
 }
 
-/// Greedy longest match over `bcde`, `ab`, else one byte: joins cost more than their parts,
-/// and it vouches for no split, so a follow-up must be recounted (as in tests/library/options.rs).
-struct Greedy;
-
 /// A key to seal reports with in these tests.
 const KEY: &[u8] = b"a key of thirty-two bytes, test!";
-
-impl TokenCounter for Greedy {
-    fn name(&self) -> &str {
-        "greedy"
-    }
-    fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>) {
-        let mut rest = text;
-        while let Some(c) = rest.chars().next() {
-            let len = if rest.starts_with("bcde") {
-                4
-            } else if rest.starts_with("ab") {
-                2
-            } else {
-                c.len_utf8()
-            };
-            lengths.push(len as u32);
-            rest = &rest[len..];
-        }
-    }
-}
-
-/// A layout whose head is the bare word `bcde`, joined to the content without a newline. It
-/// cannot read its bodies back (nothing marks where one ends), so its follow-up turns are of
-/// sealed reports.
-struct Bare;
-
-impl Format for Bare {
-    fn name(&self) -> &str {
-        "bare"
-    }
-    fn head(&self, _head: &mentor_context::format::BlockHead<'_>, out: &mut String) {
-        out.push_str("bcde");
-    }
-    fn content_open(&self, _content: &str, _out: &mut String) {}
-    fn content_close(&self, _content: &str, _truncated: bool, _out: &mut String) {}
-}
 
 #[test]
 fn a_recount_drops_only_new_blocks() {
     let doc = |url: &str| MentorRagResult::from_content("a", 0.9).with_source_url(url);
     let build = |budget| {
-        ContextBuilder::new(budget)
-            .tokenizer(Greedy)
-            .format(Bare)
+        GREEDY
+            .bare(budget, "bcde")
             .overflow(Overflow::Stop)
             .seal_key(KEY)
             .build()
@@ -348,15 +308,11 @@ fn a_recount_drops_only_new_blocks() {
     // With room for one more when joined: 3 blocks are 10 tokens, 2 are 6.
     let next = build(9).assemble_follow_up(&first, &two_three).unwrap();
     assert_eq!(next.text, "bcdeabcdea");
-    assert_eq!(next.token_count, Greedy.count(&next.text));
+    assert_eq!(next.token_count, GREEDY.count(&next.text));
     assert_eq!(next.citations.len(), 2);
     assert_eq!(next.omitted[0].input_index, 1);
     // Unsealed, such a report cannot be read back, and is refused.
-    let unsealed = ContextBuilder::new(9)
-        .tokenizer(Greedy)
-        .format(Bare)
-        .build()
-        .unwrap();
+    let unsealed = GREEDY.bare(9, "bcde").build().unwrap();
     let err = unsealed
         .assemble_follow_up(&first, &two)
         .unwrap_err()

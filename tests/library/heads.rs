@@ -343,14 +343,6 @@ fn duplicates_are_found_among_many() {
     assert_eq!(assembler.assemble(&near).citations.len(), 5);
 }
 
-/// Cases per property: 256, or `PROPTEST_CASES` when set (CI runs more).
-fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(256)
-}
-
 /// Head fields from which a forged line could be built, including long whitespace runs.
 fn head_text() -> impl Strategy<Value = String> {
     let piece = prop_oneof![
@@ -372,7 +364,7 @@ fn head_text() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases()))]
+    #![proptest_config(common::proptest_cases(256))]
 
     /// With calls capped at a few hundred bytes (so the cap is hit at test sizes), any head
     /// fields keep every guarantee, and no call exceeds the cap.

@@ -425,16 +425,8 @@ fn check_against_reference(config: &Config, results: &[MentorRagResult]) {
     }
 }
 
-/// Cases per property: 256, or `PROPTEST_CASES` when set.
-fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(256)
-}
-
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases()))]
+    #![proptest_config(common::proptest_cases(256))]
 
     #[test]
     fn stop_chooses_what_the_reference_chooses(

@@ -176,10 +176,7 @@ fn hostile_text() -> impl Strategy<Value = String> {
 
 /// Property cases per model: 2,048 unless `MENTOR_TOKENIZER_CASES` says otherwise.
 fn property_cases() -> usize {
-    std::env::var("MENTOR_TOKENIZER_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(2048)
+    common::env_count("MENTOR_TOKENIZER_CASES", 2048)
 }
 
 /// Every text of every fixture (contents, titles, metadata), and the fixed hostile texts.
@@ -332,12 +329,7 @@ fn a_recount_context_can_pass_64_kib() {
     let results = common::fixture("bench-english");
     for model in models(&dir).iter().filter(|m| m.family == "gemma@") {
         let tokenizer = model.counter();
-        let context = ContextBuilder::new(60_000)
-            .tokenizer(tokenizer)
-            .build()
-            .unwrap()
-            .assemble(&results);
-        common::check_invariants(&context, &results, tokenizer, false, None);
+        let context = common::assemble_checked(ContextBuilder::new(60_000), tokenizer, &results);
         assert!(context.text.len() > 64 << 10, "{}", context.text.len());
     }
 }
@@ -372,12 +364,8 @@ fn contexts_of_up_to_32000_tokens_are_full_and_count_as_the_reference() {
         let tokenizer = model.counter();
         let mut texts = Vec::new();
         for budget in budgets {
-            let context = ContextBuilder::new(budget)
-                .tokenizer(tokenizer)
-                .build()
-                .unwrap()
-                .assemble(&results);
-            common::check_invariants(&context, &results, tokenizer, false, None);
+            let context =
+                common::assemble_checked(ContextBuilder::new(budget), tokenizer, &results);
             // The block that does not fit is cut to the room: a full context is within a
             // few tokens of the budget.
             assert!(
@@ -494,9 +482,7 @@ fn hostile_megabytes_are_bounded_by_the_budget() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(
-        std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(256)
-    ))]
+    #![proptest_config(common::proptest_cases(256))]
 
     /// The rule the exact path rests on, for every model that takes it: at every position
     /// `openai_splits_exactly` accepts (and, under NFC, where the character after is

@@ -1,6 +1,7 @@
 //! Each option of the builder does what its documentation says, on small hand-made inputs.
 
 use crate::common;
+use crate::stand_ins::GREEDY;
 
 use mentor_context::tokenizer::TokenCounter;
 use mentor_context::{ContextBuilder, Duplicates, Encoding, MentorRagResult, OmitReason, Overflow};
@@ -260,45 +261,6 @@ fn shared_types_are_send_and_sync() {
     send_sync::<mentor_context::Error>();
 }
 
-/// Greedy longest match over a tiny vocabulary (`bcde`, `ab`, else one byte): joining two
-/// texts can cost more tokens than the two alone ("a" + "bcde" is 2, "abcde" is 4), and it
-/// reports no exact split points, so the builder must recount the whole text.
-struct Greedy;
-
-impl mentor_context::tokenizer::TokenCounter for Greedy {
-    fn name(&self) -> &str {
-        "greedy"
-    }
-    fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>) {
-        let mut rest = text;
-        while let Some(c) = rest.chars().next() {
-            let len = if rest.starts_with("bcde") {
-                4
-            } else if rest.starts_with("ab") {
-                2
-            } else {
-                c.len_utf8()
-            };
-            lengths.push(len as u32);
-            rest = &rest[len..];
-        }
-    }
-}
-
-/// A layout whose head is the bare word `bcde`, joined to the content without a newline.
-struct Bare;
-
-impl mentor_context::format::Format for Bare {
-    fn name(&self) -> &str {
-        "bare"
-    }
-    fn head(&self, _head: &mentor_context::format::BlockHead<'_>, out: &mut String) {
-        out.push_str("bcde");
-    }
-    fn content_open(&self, _content: &str, _out: &mut String) {}
-    fn content_close(&self, _content: &str, _truncated: bool, _out: &mut String) {}
-}
-
 #[test]
 fn joins_a_tokenizer_cannot_vouch_for_are_recounted() {
     let results = [
@@ -306,60 +268,16 @@ fn joins_a_tokenizer_cannot_vouch_for_are_recounted() {
         doc("a", "https://two.example", 0.8),
     ];
     // Each block, "bcdea", is 2 tokens: counted apart, both fit in 5. Joined they are 6.
-    assert_eq!(Greedy.count("bcdeabcdea"), 6);
-    let context = ContextBuilder::new(5)
-        .tokenizer(Greedy)
-        .format(Bare)
-        .build()
-        .unwrap()
-        .assemble(&results);
+    assert_eq!(GREEDY.count("bcdeabcdea"), 6);
+    let context = GREEDY.bare(5, "bcde").build().unwrap().assemble(&results);
     assert_eq!(context.text, "bcdea");
     assert_eq!(context.token_count, 2);
     assert_eq!(context.citations.len(), 1);
     assert_eq!(reasons(&context), [OmitReason::DidNotFit]);
     // With room for both, the recount is what is reported.
-    let context = ContextBuilder::new(6)
-        .tokenizer(Greedy)
-        .format(Bare)
-        .build()
-        .unwrap()
-        .assemble(&results);
+    let context = GREEDY.bare(6, "bcde").build().unwrap().assemble(&results);
     assert_eq!(
         (context.text.as_str(), context.token_count),
         ("bcdeabcdea", 6)
     );
-}
-
-/// `min_truncated_tokens` promises a cut block that much room for its content, and the cut
-/// keeps at least half of it. The move back to a sentence or word end used to look back at
-/// least 64 bytes, most of a short room: at budget 50 with a minimum of 20, a cut kept 6.
-#[test]
-fn a_cut_keeps_at_least_half_the_room_it_was_promised() {
-    let prose = "Quillstack is billed per active seat, and every seat includes storage. \
-                 Annual plans save two months. "
-        .repeat(20);
-    // A sentence end, then a long stretch without a word end: a key, a hash, a URL.
-    let key = format!("See the notice. {}", "A1b2C3d4E5".repeat(60));
-    for (content, min) in [&prose, &key]
-        .into_iter()
-        .flat_map(|content| [8, 12, 20, 32].map(|min| (content, min)))
-    {
-        let results = [MentorRagResult::from_content(content.clone(), 0.9).with_title("Prices")];
-        for budget in min + 8..min + 80 {
-            let assembler = ContextBuilder::new(budget)
-                .min_truncated_tokens(min)
-                .build()
-                .unwrap();
-            let context = assembler.assemble(&results);
-            let Some(cut) = context.citations.first() else {
-                continue;
-            };
-            assert!(cut.truncated);
-            let kept = Encoding::O200kBase.count(&content[..cut.kept_bytes.unwrap()]);
-            assert!(
-                kept * 2 >= min,
-                "budget {budget}, minimum {min}: the cut kept {kept} content tokens of {content:.20}"
-            );
-        }
-    }
 }

@@ -52,16 +52,8 @@ fn titles(context: &AssembledContext) -> Vec<String> {
         .collect()
 }
 
-/// Cases per property: 512, or `PROPTEST_CASES` when set (CI runs more).
-fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(512)
-}
-
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases()))]
+    #![proptest_config(common::proptest_cases(512))]
 
     #[test]
     fn orders_choose_the_same_blocks_and_keep_the_budget_exact(

@@ -97,16 +97,8 @@ fn encoding() -> impl Strategy<Value = Encoding> {
     ]
 }
 
-/// Cases per property: 1024, or `PROPTEST_CASES` when set (CI runs more).
-fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1024)
-}
-
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases()))]
+    #![proptest_config(common::proptest_cases(1024))]
 
     /// The core guarantee: whatever the input, the text is within the budget, its real count
     /// is the reported count, chips match blocks one to one in score order, cut content is a
@@ -185,7 +177,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases()))]
+    #![proptest_config(common::proptest_cases(1024))]
 
     /// One cache serves assemblers with different budgets: what it learned at one budget
     /// (a block's whole count, or its checkpoints up to a cut) changes nothing at another.
@@ -280,7 +272,7 @@ fn head_of_last_block(text: &str, xml: bool) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases()))]
+    #![proptest_config(common::proptest_cases(1024))]
 
     /// Left unset, `min_truncated_tokens` is 32, or the budget when that is smaller: a block is
     /// cut only with that much room left for its content after its head and frame, and a

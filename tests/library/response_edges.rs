@@ -3,37 +3,10 @@
 //! written as numbers, web-search citations, a byte order mark. Each is read as the whole
 //! message reads, or refused naming the place.
 
-use crate::common;
+use crate::responses::{assert_unknown, problem, resolve, response};
 
-use mentor_context::citations::{Resolution, Resolver};
+use mentor_context::citations::Resolution;
 use mentor_context::dialects::Dialect;
-use mentor_context::{ContextBuilder, Error};
-
-fn response(dialect: Dialect, kind: &str) -> String {
-    let path = common::fixtures_dir().join(format!("responses/{dialect}.{kind}"));
-    std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
-}
-
-/// `text` resolved against the pricing fixture in `dialect`, with its entries and contents.
-fn resolve(dialect: Dialect, text: &str) -> Result<Resolution, Error> {
-    let results = common::fixture("pricing");
-    let assembler = ContextBuilder::new(600).dialect(dialect).build().unwrap();
-    let context = assembler.assemble(&results);
-    let entries = assembler.entries(&context).unwrap();
-    let contents = assembler.contents(&context).unwrap();
-    Resolver::for_context(&context)
-        .entries(&entries)
-        .contents(&contents)
-        .response(text)
-}
-
-#[track_caller]
-fn problem(dialect: Dialect, text: &str) -> String {
-    match resolve(dialect, text) {
-        Err(Error::Response { problem }) => problem,
-        other => panic!("not refused: {other:?}"),
-    }
-}
 
 /// Item 6: two streams end to end are refused at the first event after the last one.
 #[test]
@@ -171,26 +144,12 @@ fn a_cohere_id_given_as_a_number_is_read() {
     assert_eq!(resolve(Dialect::Cohere, &numbered).unwrap(), whole);
     let odd = cohere.replace("\"id\": \"1\"", "\"id\": 1.5");
     let resolution = resolve(Dialect::Cohere, &odd).unwrap();
-    assert!(
-        resolution
-            .unknown
-            .iter()
-            .any(|u| u.marker == "document id \"1.5\""),
-        "{:?}",
-        resolution.unknown
-    );
+    assert_unknown(&resolution, "document id \"1.5\"");
     let mut none: serde_json::Value = serde_json::from_str(&cohere).unwrap();
     let source = none["message"]["citations"][0]["sources"][0].as_object_mut();
     assert!(source.unwrap().remove("id").is_some());
     let resolution = resolve(Dialect::Cohere, &none.to_string()).unwrap();
-    assert!(
-        resolution
-            .unknown
-            .iter()
-            .any(|u| u.marker == "a document with no id"),
-        "{:?}",
-        resolution.unknown
-    );
+    assert_unknown(&resolution, "a document with no id");
 }
 
 /// Item 12: a web-search citation is no entry of ours; the search results' citations
@@ -210,11 +169,9 @@ fn a_web_search_citation_is_reported_as_not_ours() {
         .push(web);
     let resolution = resolve(Dialect::Anthropic, &message.to_string()).unwrap();
     assert_eq!(resolution.cited, baseline.cited);
-    assert!(
-        resolution.unknown.iter().any(|u| u.marker
-            == "a web_search_result_location citation of \"https://example.com/prices\""),
-        "{:?}",
-        resolution.unknown
+    assert_unknown(
+        &resolution,
+        "a web_search_result_location citation of \"https://example.com/prices\"",
     );
     assert_eq!(resolution.unknown.len(), baseline.unknown.len() + 1);
 }

@@ -25,12 +25,11 @@ fn the_limit_per_source_gives_other_sources_the_room() {
         MentorRagResult::from_content("No source.", 0.1).with_title("N1"),
         MentorRagResult::from_content("No source either.", 0.05).with_title("N2"),
     ];
-    let context = ContextBuilder::new(1000)
-        .max_per_source(2)
-        .build()
-        .unwrap()
-        .assemble(&results);
-    common::check_invariants(&context, &results, &Encoding::O200kBase, false, None);
+    let context = common::assemble_checked(
+        ContextBuilder::new(1000).max_per_source(2),
+        Encoding::O200kBase,
+        &results,
+    );
     let titles: Vec<_> = context
         .citations
         .iter()
@@ -96,12 +95,11 @@ fn a_capped_head_keeps_the_top_result_and_says_so_on_the_chip() {
     assert_eq!(uncapped.omitted[0].title.as_deref(), Some("Prices"));
     assert_eq!(uncapped.omitted[0].reason, OmitReason::DidNotFit);
 
-    let capped = ContextBuilder::new(60)
-        .max_head_tokens(16)
-        .build()
-        .unwrap()
-        .assemble(&results);
-    common::check_invariants(&capped, &results, &Encoding::O200kBase, false, None);
+    let capped = common::assemble_checked(
+        ContextBuilder::new(60).max_head_tokens(16),
+        Encoding::O200kBase,
+        &results,
+    );
     let chip = &capped.citations[0];
     assert_eq!(chip.title.as_deref(), Some("Prices"));
     assert!(chip.head_shortened);

@@ -6,8 +6,9 @@ use crate::common;
 use std::fmt::Write;
 
 use mentor_context::format::XmlFormat;
+use mentor_context::tokenizer::TokenCounter;
 use mentor_context::wire::parse_results;
-use mentor_context::{AssembledContext, ContextBuilder, Encoding, Order};
+use mentor_context::{AssembledContext, ContextBuilder, Encoding, MentorRagResult, Order};
 
 /// Budgets that cut inside the first block, a few blocks in, and most of a fixture.
 const BUDGETS: [usize; 3] = [80, 400, 2000];
@@ -48,6 +49,27 @@ fn report(context: &AssembledContext) -> String {
     out
 }
 
+/// The invariants an assembly is checked against: [`common::check_invariants`], or
+/// [`common::check_any_order`] for the orders that rearrange blocks.
+type Check = fn(&AssembledContext<'_>, &[MentorRagResult], &dyn TokenCounter, bool, Option<&str>);
+
+/// What `builder` assembles of `results` in the plain layout, or with `xml` the XML one,
+/// held to `check` before it may be a snapshot, and the layout's name for the snapshot's.
+fn assemble_in(
+    builder: ContextBuilder,
+    xml: bool,
+    results: &[MentorRagResult],
+    check: Check,
+) -> (AssembledContext<'_>, &'static str) {
+    let (builder, format) = match xml {
+        true => (builder.format(XmlFormat), "xml"),
+        false => (builder, "plain"),
+    };
+    let context = builder.build().unwrap().assemble(results);
+    check(&context, results, &Encoding::O200kBase, xml, None);
+    (context, format)
+}
+
 #[test]
 fn fixtures() {
     insta::glob!("../../fixtures", "*.json", |path| {
@@ -59,13 +81,9 @@ fn fixtures() {
         let results = common::fixture(name);
         for xml in [false, true] {
             for budget in BUDGETS {
-                let mut builder = ContextBuilder::new(budget).encoding(Encoding::O200kBase);
-                if xml {
-                    builder = builder.format(XmlFormat);
-                }
-                let context = builder.build().unwrap().assemble(&results);
-                common::check_invariants(&context, &results, &Encoding::O200kBase, xml, None);
-                let format = if xml { "xml" } else { "plain" };
+                let builder = ContextBuilder::new(budget).encoding(Encoding::O200kBase);
+                let (context, format) =
+                    assemble_in(builder, xml, &results, common::check_invariants);
                 insta::assert_snapshot!(format!("{name}-{format}-{budget}"), report(&context));
             }
         }
@@ -79,13 +97,8 @@ fn orders() {
     let results = common::fixture("support");
     for order in Order::ALL {
         for xml in [false, true] {
-            let mut builder = ContextBuilder::new(1500).order(order);
-            if xml {
-                builder = builder.format(XmlFormat);
-            }
-            let context = builder.build().unwrap().assemble(&results);
-            common::check_any_order(&context, &results, &Encoding::O200kBase, xml, None);
-            let format = if xml { "xml" } else { "plain" };
+            let builder = ContextBuilder::new(1500).order(order);
+            let (context, format) = assemble_in(builder, xml, &results, common::check_any_order);
             insta::assert_snapshot!(format!("order-{order}-{format}"), report(&context));
         }
     }
@@ -97,14 +110,9 @@ fn orders() {
 fn capped_heads() {
     let results = common::fixture("pricing");
     for xml in [false, true] {
-        let mut builder = ContextBuilder::new(400).max_head_tokens(20);
-        if xml {
-            builder = builder.format(XmlFormat);
-        }
-        let context = builder.build().unwrap().assemble(&results);
-        common::check_invariants(&context, &results, &Encoding::O200kBase, xml, None);
+        let builder = ContextBuilder::new(400).max_head_tokens(20);
+        let (context, format) = assemble_in(builder, xml, &results, common::check_invariants);
         assert!(context.citations.iter().any(|c| c.head_shortened));
-        let format = if xml { "xml" } else { "plain" };
         insta::assert_snapshot!(format!("capped-head-{format}"), report(&context));
     }
 }

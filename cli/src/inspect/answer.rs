@@ -221,8 +221,8 @@ mod tests {
 
     use super::*;
 
-    #[test]
-    fn markers_are_pieces_of_their_own_with_the_blocks_they_cite() {
+    /// `text` as the page shows an answer to a report of two blocks, read with its contents.
+    fn on_two_plans(text: &str) -> Answer<'_> {
         let results = [
             MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9).with_title("Prices"),
             MentorRagResult::from_content("Plan A is free.", 0.8).with_title("Plans"),
@@ -230,8 +230,13 @@ mod tests {
         let assembler = ContextBuilder::new(300).build().unwrap();
         let context = assembler.assemble(&results);
         let contents = assembler.contents(&context).unwrap();
+        answer(&context, Some(&contents), text)
+    }
+
+    #[test]
+    fn markers_are_pieces_of_their_own_with_the_blocks_they_cite() {
         let text = "Free [2]; 12 EUR [1, 2]. Also [9] and [2, 7].";
-        let answer = answer(&context, Some(&contents), text);
+        let answer = on_two_plans(text);
         let markers: Vec<(String, &[usize], bool)> = answer
             .pieces
             .iter()
@@ -255,15 +260,8 @@ mod tests {
 
     #[test]
     fn quotes_are_flagged_when_the_block_does_not_hold_them() {
-        let results = [
-            MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9).with_title("Prices"),
-            MentorRagResult::from_content("Plan A is free.", 0.8).with_title("Plans"),
-        ];
-        let assembler = ContextBuilder::new(300).build().unwrap();
-        let context = assembler.assemble(&results);
-        let contents = assembler.contents(&context).unwrap();
         let text = r#"It says "Plan A is free" [2] and "Plan B is free" [1]."#;
-        let answer = answer(&context, Some(&contents), text);
+        let answer = on_two_plans(text);
         let quotes: Vec<(usize, String, bool)> = answer
             .cited
             .iter()

@@ -62,10 +62,8 @@ struct Block<'a> {
     /// Its place in the report's `citations`.
     i: usize,
     index: usize,
-    title: Option<Text<'a>>,
-    url: Option<Text<'a>>,
-    href: Option<&'a str>,
-    score: String,
+    #[serde(flatten)]
+    source: Source<'a>,
     metadata: Vec<Entry<'a>>,
     metadata_more: usize,
     input_index: usize,
@@ -85,6 +83,28 @@ struct Block<'a> {
     body: Option<Text<'a>>,
 }
 
+/// Where a block or a result left out came from, as the page shows it: title, URL, link and
+/// score, the same for both.
+#[derive(Debug, Serialize)]
+struct Source<'a> {
+    title: Option<Text<'a>>,
+    url: Option<Text<'a>>,
+    href: Option<&'a str>,
+    score: String,
+}
+
+impl<'a> Source<'a> {
+    fn new(title: Option<&'a str>, url: Option<&'a str>, value: f32) -> Source<'a> {
+        Source {
+            title: title.map(Text::field),
+            // A chip titled by its URL does not show it twice.
+            url: url.filter(|url| title != Some(url)).map(Text::field),
+            href: url.and_then(href),
+            score: score(value),
+        }
+    }
+}
+
 #[derive(Debug, Serialize)]
 struct Entry<'a> {
     key: Text<'a>,
@@ -96,10 +116,8 @@ struct Entry<'a> {
 #[derive(Debug, Serialize)]
 struct Omitted<'a> {
     i: usize,
-    title: Option<Text<'a>>,
-    url: Option<Text<'a>>,
-    href: Option<&'a str>,
-    score: String,
+    #[serde(flatten)]
+    source: Source<'a>,
     reason: String,
     reason_text: String,
     input_index: usize,
@@ -206,15 +224,11 @@ fn block(i: usize, citation: &Citation, content: Option<usize>, earlier: bool) -
     Block {
         i,
         index: citation.index,
-        title: citation.title.as_deref().map(Text::field),
-        // A chip titled by its URL does not show it twice.
-        url: citation
-            .source_url
-            .as_deref()
-            .filter(|url| citation.title.as_deref() != Some(url))
-            .map(Text::field),
-        href: citation.source_url.as_deref().and_then(href),
-        score: score(citation.score),
+        source: Source::new(
+            citation.title.as_deref(),
+            citation.source_url.as_deref(),
+            citation.score,
+        ),
         metadata,
         metadata_more: entries.count().saturating_sub(METADATA_SHOWN),
         input_index: citation.input_index,
@@ -240,14 +254,11 @@ fn omitted<'a>(i: usize, omission: &'a Omission<'a>, need: Option<(Need, String)
     };
     Omitted {
         i,
-        title: omission.title.as_deref().map(Text::field),
-        url: omission
-            .source_url
-            .as_deref()
-            .filter(|url| omission.title.as_deref() != Some(url))
-            .map(Text::field),
-        href: omission.source_url.as_deref().and_then(href),
-        score: score(omission.score),
+        source: Source::new(
+            omission.title.as_deref(),
+            omission.source_url.as_deref(),
+            omission.score,
+        ),
         reason: wire_name(omission.reason),
         reason_text: omission.reason.to_string(),
         input_index: omission.input_index,

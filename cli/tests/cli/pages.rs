@@ -43,17 +43,23 @@ pub(crate) fn inspect(args: &[&str]) -> String {
     html
 }
 
-#[test]
-fn a_page_shows_the_budget_the_blocks_and_what_was_left_out() {
-    let html = decode(&inspect(&["--budget", "400", "fixtures/pricing.json"]));
-    let report = run_in_root(&[
+/// The `assemble --json` report of the pricing fixture at a budget of 400: what a page of
+/// it at that budget must show.
+fn assembled_at_400() -> serde_json::Value {
+    run_in_root(&[
         "assemble",
         "--json",
         "--budget",
         "400",
         "fixtures/pricing.json",
     ])
-    .json();
+    .json()
+}
+
+#[test]
+fn a_page_shows_the_budget_the_blocks_and_what_was_left_out() {
+    let html = decode(&inspect(&["--budget", "400", "fixtures/pricing.json"]));
+    let report = assembled_at_400();
     let count = |needle: &str| html.matches(needle).count();
     assert_eq!(
         count("<article class=\"block\""),
@@ -146,14 +152,7 @@ fn json_prints_the_report_the_page_shows() {
         "fixtures/pricing.json",
     ])
     .json();
-    let assembled = run_in_root(&[
-        "assemble",
-        "--json",
-        "--budget",
-        "400",
-        "fixtures/pricing.json",
-    ])
-    .json();
+    let assembled = assembled_at_400();
     assert_eq!(report, assembled);
 }
 

@@ -7,18 +7,17 @@ use super::*;
 const ANSWER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/quoted-answer.txt");
 const SUPPORT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/support.json");
 
-/// `pricing` as `assemble --json --format xml --hide-metadata-keys chunk_id` reports it.
+/// The layout the reports here are written in, other than the default.
+const XML_LAYOUT: [&str; 4] = ["--format", "xml", "--hide-metadata-keys", "chunk_id"];
+
+/// Runs `command`, the options of [`XML_LAYOUT`], then `rest`.
+fn in_xml_layout(command: &[&str], rest: &[&str]) -> Run {
+    run(&[command, &XML_LAYOUT, rest].concat())
+}
+
+/// `pricing` as `assemble --json` reports it in [`XML_LAYOUT`].
 fn xml_report() -> TempFile {
-    let report = run(&[
-        "assemble",
-        "--json",
-        "--format",
-        "xml",
-        "--hide-metadata-keys",
-        "chunk_id",
-        PRICING,
-    ])
-    .ok();
+    let report = in_xml_layout(&["assemble", "--json"], &[PRICING]).ok();
     TempFile::new("xml-report.json", report.as_bytes())
 }
 
@@ -83,15 +82,7 @@ fn cite_with_other_options_warns_and_reads_the_report_s_layout() {
         assert_eq!(printed, expected(), "{options:?}");
     }
     // The same values given again are no disagreement.
-    let same = run(&[
-        "cite",
-        "--format",
-        "xml",
-        "--hide-metadata-keys",
-        "chunk_id",
-        report.path(),
-        ANSWER,
-    ]);
+    let same = in_xml_layout(&["cite"], &[report.path(), ANSWER]);
     assert_eq!(same.json(), expected());
 }
 
@@ -119,15 +110,7 @@ fn a_report_without_a_layout_is_read_with_the_options_given() {
         serde_json::from_str(&std::fs::read_to_string(&report.0).unwrap()).unwrap();
     old.as_object_mut().unwrap().remove("layout");
     let old = TempFile::new("old.json", old.to_string().as_bytes());
-    let given = run(&[
-        "cite",
-        "--format",
-        "xml",
-        "--hide-metadata-keys",
-        "chunk_id",
-        old.path(),
-        ANSWER,
-    ]);
+    let given = in_xml_layout(&["cite"], &[old.path(), ANSWER]);
     assert_eq!(given.json(), expected());
     let bare = run(&["cite", old.path(), ANSWER]);
     assert!(bare.stderr.contains("reported not verified"), "{bare:#?}");
@@ -180,20 +163,15 @@ fn a_follow_up_turn_is_written_in_the_report_s_layout() {
 #[test]
 fn a_tokenizer_file_s_report_is_cited_without_the_file() {
     let file = super::tokenizer_file::tekken_file(&[]);
-    let report = run(&[
+    let tokenizer = [
         "assemble",
         "--json",
         "--budget",
         "20000",
         "--tokenizer-file",
         file.path(),
-        "--format",
-        "xml",
-        "--hide-metadata-keys",
-        "chunk_id",
-        PRICING,
-    ])
-    .ok();
+    ];
+    let report = in_xml_layout(&tokenizer, &[PRICING]).ok();
     assert!(report.contains(r#""encoding":"tekken-v3@"#), "{report}");
     let report = TempFile::new("tekken-report.json", report.as_bytes());
     assert_eq!(run(&["cite", report.path(), ANSWER]).json(), expected());

@@ -5,42 +5,11 @@
 
 use serde_json::Value;
 
+use super::blocks::{Block, Reading};
 use super::{ResponseStream, index, kind, problem};
-use crate::citations::{CitationEvent, Quote, StreamOutput};
+use crate::citations::{Quote, StreamOutput};
 use crate::dialects::Dialect;
 use crate::error::Error;
-
-/// The content block of a streamed message that has started and not stopped, and its index.
-/// Blocks come one after another.
-#[derive(Debug, Default)]
-pub(super) struct Blocks {
-    open: Option<(usize, Block)>,
-}
-
-impl Blocks {
-    /// The open block's index.
-    fn open_index(&self) -> Option<usize> {
-        self.open.as_ref().map(|(at, _)| *at)
-    }
-
-    /// The open block, if it is block `at`.
-    fn get_mut(&mut self, at: usize) -> Option<&mut Block> {
-        match &mut self.open {
-            Some((open, block)) if *open == at => Some(block),
-            _ => None,
-        }
-    }
-}
-
-#[derive(Debug)]
-struct Block {
-    /// Where its text starts in the answer, in bytes.
-    start: usize,
-    /// Whether it is a text block (others, such as thinking, add nothing to the answer).
-    text: bool,
-    /// Its citations, and where each came from, settled when it stops.
-    citations: Vec<(Value, String)>,
-}
 
 /// Where a citation points inside its entry.
 enum Range {
@@ -66,38 +35,27 @@ impl ResponseStream<'_> {
                 let at = index(event, "index", &place)?;
                 // Blocks come one after another: one starting while another is open, or
                 // again, means events were lost or replayed.
-                if let Some(open) = self.anthropic.open_index() {
-                    return Err(problem(format!(
-                        "{place}: content block {at} starts while block {open} is open"
-                    )));
-                }
+                self.blocks.check_start(at, &place)?;
                 let block = event
                     .get("content_block")
                     .ok_or_else(|| problem(format!("{place}: no content_block")))?;
                 let text = block.get("type").and_then(Value::as_str) == Some("text");
-                let mut started = Block {
-                    start: self.answer.len(),
-                    text,
-                    citations: Vec::new(),
-                };
+                let mut started = Block::new(self.answer.len(), text);
                 if text {
                     if let Some(initial) = block.get("text").and_then(Value::as_str) {
                         self.append(initial, out);
                     }
                     let place = format!("{place}.content_block");
-                    for (j, citation) in citations(block, &place)?.iter().enumerate() {
-                        let place = format!("{place}.citations[{j}]");
-                        started.citations.push((citation.clone(), place));
-                    }
+                    started.add_citations(citations(block, &place)?, &format!("{place}.citations"));
                 }
-                self.anthropic.open = Some((at, started));
+                self.blocks.start(at, started);
             }
             "content_block_delta" => {
                 let at = index(event, "index", &place)?;
                 let delta = event
                     .get("delta")
                     .ok_or_else(|| problem(format!("{place}: no delta")))?;
-                let Some(block) = self.anthropic.get_mut(at) else {
+                let Some(block) = self.blocks.get_mut(at) else {
                     return Err(problem(format!(
                         "{place}: a delta for content block {at}, which is not open"
                     )));
@@ -127,36 +85,10 @@ impl ResponseStream<'_> {
             }
             "content_block_stop" => {
                 let at = index(event, "index", &place)?;
-                let block = match self.anthropic.open.take() {
-                    Some((open, block)) if open == at => block,
-                    other => {
-                        self.anthropic.open = other;
-                        return Err(problem(format!(
-                            "{place}: content block {at} stops, but it is not open"
-                        )));
-                    }
-                };
-                if block.text {
-                    let end = self.answer.len();
-                    for (citation, from) in block.citations {
-                        self.anthropic_citation(
-                            &citation,
-                            block.start,
-                            end,
-                            &from,
-                            &mut out.events,
-                        )?;
-                    }
-                }
+                let block = self.blocks.stop(at, &place)?;
+                self.settle_block(block, &mut out.events, Self::anthropic_citation)?;
             }
-            "message_stop" => {
-                if let Some(open) = self.anthropic.open_index() {
-                    return Err(problem(format!(
-                        "{place}: the message stops while content block {open} is open"
-                    )));
-                }
-                self.ended = true;
-            }
+            "message_stop" => self.stop_message(&place)?,
             "error" => {
                 let error = event.get("error").cloned().unwrap_or(Value::Null);
                 return Err(problem(format!(
@@ -182,33 +114,21 @@ impl ResponseStream<'_> {
             if block.get("type").and_then(Value::as_str) != Some("text") {
                 continue;
             }
-            let start = self.answer.len();
+            let mut read = Block::new(self.answer.len(), true);
             let text = block
                 .get("text")
                 .and_then(Value::as_str)
                 .ok_or_else(|| problem(format!("content[{i}]: a text block without text")))?;
             self.append(text, out);
-            let end = self.answer.len();
-            for (j, citation) in citations(block, &format!("content[{i}]"))?
-                .iter()
-                .enumerate()
-            {
-                let place = format!("content[{i}].citations[{j}]");
-                self.anthropic_citation(citation, start, end, &place, &mut out.events)?;
-            }
+            let place = format!("content[{i}]");
+            read.add_citations(citations(block, &place)?, &format!("{place}.citations"));
+            self.settle_block(read, &mut out.events, Self::anthropic_citation)?;
         }
         Ok(())
     }
 
-    /// Settles `citation`, attached to the text at answer bytes `start..end`.
-    fn anthropic_citation(
-        &mut self,
-        citation: &Value,
-        start: usize,
-        end: usize,
-        place: &str,
-        events: &mut Vec<CitationEvent>,
-    ) -> Result<(), Error> {
+    /// Reads `citation`, of a text block: the entry it names, as sent, and its quote checked.
+    fn anthropic_citation(&mut self, citation: &Value, place: &str) -> Result<Reading, Error> {
         let kind = citation
             .get("type")
             .and_then(Value::as_str)
@@ -225,12 +145,9 @@ impl ResponseStream<'_> {
             // Web search cites pages of the web: no entry of the request.
             ("web_search_result_location", _) => {
                 let url = citation.get("url").and_then(Value::as_str).unwrap_or("");
-                self.unknown(
-                    format!("a web_search_result_location citation of {url:?}"),
-                    start,
-                    events,
-                );
-                return Ok(());
+                return Ok(Reading::Unknown(format!(
+                    "a web_search_result_location citation of {url:?}"
+                )));
             }
             (kind, dialect) => {
                 return Err(problem(format!(
@@ -245,29 +162,26 @@ impl ResponseStream<'_> {
             .and_then(Value::as_str)
             .unwrap_or_default();
         if entry >= self.tally.chips().len() {
-            self.unknown(format!("{field} {entry}"), start, events);
-            return Ok(());
+            return Ok(Reading::Unknown(format!("{field} {entry}")));
         }
         if let Some(title) = text_field(citation, title_field, place)?
             && !self.title_agrees(entry, title)
         {
-            self.unknown(format!("{field} {entry} titled {title:?}"), start, events);
-            return Ok(());
+            return Ok(Reading::Unknown(format!(
+                "{field} {entry} titled {title:?}"
+            )));
         }
         if let Some(source) = text_field(citation, "source", place)?
             && !self.source_agrees(entry, source)
         {
-            self.unknown(format!("{field} {entry} from {source:?}"), start, events);
-            return Ok(());
+            return Ok(Reading::Unknown(format!("{field} {entry} from {source:?}")));
         }
         let verified = self.cited_text_found(entry, &range, cited_text);
         let quote = Quote {
             text: cited_text.to_string(),
             verified,
         };
-        let span = self.span(start, end);
-        self.cite(entry, span, quote, events);
-        Ok(())
+        Ok(Reading::Cites(entry, quote))
     }
 
     /// Whether `cited_text` is in entry `entry` as sent, within `range`, from a word

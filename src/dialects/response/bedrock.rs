@@ -12,8 +12,9 @@
 
 use serde_json::Value;
 
+use super::blocks::{Block, Reading};
 use super::{ResponseStream, index, problem};
-use crate::citations::{CitationEvent, Quote, StreamOutput};
+use crate::citations::{Quote, StreamOutput};
 use crate::dialects::Entry;
 use crate::error::Error;
 
@@ -28,25 +29,6 @@ const EXCEPTIONS: [&str; 5] = [
 
 /// The most characters of a provider's error message an error repeats.
 const MESSAGE_LIMIT: usize = 300;
-
-/// The content block of a streamed message that is open, and the blocks already stopped.
-/// Blocks come one after another, each once.
-#[derive(Debug, Default)]
-pub(super) struct Blocks {
-    open: Option<(usize, Block)>,
-    /// The least index the next block may have.
-    next: usize,
-}
-
-#[derive(Debug)]
-struct Block {
-    /// Where its text starts in the answer, in bytes.
-    start: usize,
-    /// Whether it is text (a tool call or reasoning adds nothing to the answer).
-    text: bool,
-    /// Its citations, and where each came from, settled when it stops.
-    citations: Vec<(Value, String)>,
-}
 
 /// Where in the cited document a citation's quote is looked for.
 enum Located {
@@ -79,37 +61,10 @@ impl ResponseStream<'_> {
                 "contentBlockDelta" => self.bedrock_delta(body, &place, out)?,
                 "contentBlockStop" => {
                     let at = index(body, "contentBlockIndex", &place)?;
-                    let block = match self.bedrock.open.take() {
-                        Some((open, block)) if open == at => block,
-                        other => {
-                            self.bedrock.open = other;
-                            return Err(problem(format!(
-                                "{place}: content block {at} stops, but it is not open"
-                            )));
-                        }
-                    };
-                    self.bedrock.next = at + 1;
-                    if block.text {
-                        let end = self.answer.len();
-                        for (citation, from) in block.citations {
-                            self.bedrock_citation(
-                                &citation,
-                                block.start,
-                                end,
-                                &from,
-                                &mut out.events,
-                            )?;
-                        }
-                    }
+                    let block = self.blocks.stop(at, &place)?;
+                    self.settle_block(block, &mut out.events, Self::bedrock_citation)?;
                 }
-                "messageStop" => {
-                    if let Some((open, _)) = &self.bedrock.open {
-                        return Err(problem(format!(
-                            "{place}: the message stops while content block {open} is open"
-                        )));
-                    }
-                    self.ended = true;
-                }
+                "messageStop" => self.stop_message(&place)?,
                 kind if EXCEPTIONS.contains(&kind) => {
                     let message = body.get("message").and_then(Value::as_str).unwrap_or("");
                     let message: String = message.chars().take(MESSAGE_LIMIT).collect();
@@ -126,22 +81,8 @@ impl ResponseStream<'_> {
 
     /// Opens content block `at`; `text` says whether its deltas are the answer's text.
     fn bedrock_open(&mut self, at: usize, text: bool, place: &str) -> Result<(), Error> {
-        if let Some((open, _)) = &self.bedrock.open {
-            return Err(problem(format!(
-                "{place}: content block {at} starts while block {open} is open"
-            )));
-        }
-        if at < self.bedrock.next {
-            return Err(problem(format!(
-                "{place}: content block {at} starts again after it stopped"
-            )));
-        }
-        let block = Block {
-            start: self.answer.len(),
-            text,
-            citations: Vec::new(),
-        };
-        self.bedrock.open = Some((at, block));
+        self.blocks.check_start(at, place)?;
+        self.blocks.start(at, Block::new(self.answer.len(), text));
         Ok(())
     }
 
@@ -158,13 +99,13 @@ impl ResponseStream<'_> {
         let text = delta.get("text");
         let citation = delta.get("citation");
         // A text block has no start event: its first delta opens it.
-        if self.bedrock.open.is_none() {
+        if self.blocks.open_index().is_none() {
             self.bedrock_open(at, text.is_some() || citation.is_some(), place)?;
         }
-        let Some((open, block)) = &mut self.bedrock.open else {
+        let Some((open, block)) = self.blocks.open_mut() else {
             return Ok(());
         };
-        if *open != at {
+        if open != at {
             return Err(problem(format!(
                 "{place}: a delta for content block {at} while block {open} is open"
             )));
@@ -206,7 +147,7 @@ impl ResponseStream<'_> {
                     .ok_or_else(|| problem(format!("content[{i}].text: not a string")))?;
                 self.append(text, out);
             } else if let Some(cited) = block.get("citationsContent") {
-                let start = self.answer.len();
+                let mut read = Block::new(self.answer.len(), true);
                 let parts = cited.get("content").and_then(Value::as_array);
                 for (j, part) in parts.into_iter().flatten().enumerate() {
                     let text = part.get("text").and_then(Value::as_str).ok_or_else(|| {
@@ -216,32 +157,23 @@ impl ResponseStream<'_> {
                     })?;
                     self.append(text, out);
                 }
-                let end = self.answer.len();
                 let citations = cited.get("citations").and_then(Value::as_array);
-                for (j, citation) in citations.into_iter().flatten().enumerate() {
-                    let place = format!("content[{i}].citationsContent.citations[{j}]");
-                    self.bedrock_citation(citation, start, end, &place, &mut out.events)?;
-                }
+                let place = format!("content[{i}].citationsContent.citations");
+                read.add_citations(citations.into_iter().flatten(), &place);
+                self.settle_block(read, &mut out.events, Self::bedrock_citation)?;
             }
             // Reasoning and tool calls are no part of the answer.
         }
         Ok(())
     }
 
-    /// Settles `citation`, attached to the text at answer bytes `start..end`.
-    fn bedrock_citation(
-        &mut self,
-        citation: &Value,
-        start: usize,
-        end: usize,
-        place: &str,
-        events: &mut Vec<CitationEvent>,
-    ) -> Result<(), Error> {
+    /// Reads `citation`, of a `citationsContent` block: the document it names, as sent, and
+    /// its quote checked.
+    fn bedrock_citation(&mut self, citation: &Value, place: &str) -> Result<Reading, Error> {
         let location = citation.get("location").and_then(Value::as_object);
         let Some((kind, found)) = location.and_then(|l| l.iter().find(|(_, v)| !v.is_null()))
         else {
-            self.unknown("a citation with no location".to_string(), start, events);
-            return Ok(());
+            return Ok(Reading::Unknown("a citation with no location".to_string()));
         };
         let located = match kind.as_str() {
             "documentChar" | "documentChunk" | "documentPage" => {
@@ -256,25 +188,18 @@ impl ResponseStream<'_> {
                 }
             }
             // A search result or a web page: no document of the request.
-            other => {
-                self.unknown(format!("a {other} citation"), start, events);
-                return Ok(());
-            }
+            other => return Ok(Reading::Unknown(format!("a {other} citation"))),
         };
         let entry = index(found, "documentIndex", &format!("{place}.location.{kind}"))?;
         if entry >= self.tally.chips().len() {
-            self.unknown(format!("documentIndex {entry}"), start, events);
-            return Ok(());
+            return Ok(Reading::Unknown(format!("documentIndex {entry}")));
         }
         if let Some(title) = citation.get("title").and_then(Value::as_str)
             && !self.title_agrees(entry, title)
         {
-            self.unknown(
-                format!("documentIndex {entry} titled {title:?}"),
-                start,
-                events,
-            );
-            return Ok(());
+            return Ok(Reading::Unknown(format!(
+                "documentIndex {entry} titled {title:?}"
+            )));
         }
         let parts: Vec<&str> = citation
             .get("sourceContent")
@@ -291,9 +216,7 @@ impl ResponseStream<'_> {
             text: parts.join("\n"),
             verified,
         };
-        let span = self.span(start, end);
-        self.cite(entry, span, quote, events);
-        Ok(())
+        Ok(Reading::Cites(entry, quote))
     }
 
     /// Whether `part` of a citation's `sourceContent` is in entry `entry` as sent, where

@@ -6,11 +6,12 @@
 //! it marks (Anthropic: the text block it is attached to; Bedrock: its `citationsContent`
 //! block; Cohere: its `start..end`; Mistral: the text before the reference), in bytes and in
 //! UTF-16 code units. `anthropic.rs`, `bedrock.rs`, `cohere.rs` and `mistral.rs` read each
-//! dialect's shapes; `sse.rs` splits server-sent events; the crate's `offsets.rs` finds
-//! offsets in the answer.
+//! dialect's shapes; `blocks.rs` the content blocks Anthropic and Bedrock both send; `sse.rs`
+//! splits server-sent events; the crate's `offsets.rs` finds offsets in the answer.
 
 mod anthropic;
 mod bedrock;
+mod blocks;
 mod cohere;
 mod mistral;
 mod sse;
@@ -49,8 +50,8 @@ pub struct ResponseStream<'c> {
     checks: QuoteChecks,
     /// The answer's text so far.
     answer: IndexedText,
-    anthropic: anthropic::Blocks,
-    bedrock: bedrock::Blocks,
+    /// The content blocks of an Anthropic or a Bedrock stream.
+    blocks: blocks::Blocks,
     cohere: cohere::Pending,
     mistral: mistral::Segment,
     sse: SseLines,
@@ -126,14 +127,14 @@ impl<'c> Resolver<'c> {
     ///
     /// [`Error::Response`] when the report was not assembled in a dialect.
     pub fn response_stream(&self) -> Result<ResponseStream<'c>, Error> {
+        let dialect = self.response_dialect()?;
         Ok(ResponseStream {
-            dialect: self.response_dialect()?,
+            dialect,
             tally: self.tally(),
             entries: self.sent_entries(),
             checks: QuoteChecks::default(),
             answer: IndexedText::default(),
-            anthropic: anthropic::Blocks::default(),
-            bedrock: bedrock::Blocks::default(),
+            blocks: blocks::Blocks::new(dialect),
             cohere: cohere::Pending::default(),
             mistral: mistral::Segment::default(),
             sse: SseLines::default(),

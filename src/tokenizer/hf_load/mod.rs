@@ -203,6 +203,19 @@ impl<'de> Visitor<'de> for ModelSeed {
     }
 }
 
+/// Reads the value of an optional setting of the model and gives it to the builder through
+/// `set`; a `null` leaves the crate's default, as the crate's reader does.
+fn optional<'de, A: MapAccess<'de>, T: Deserialize<'de>>(
+    map: &mut A,
+    builder: BpeBuilder,
+    set: impl FnOnce(BpeBuilder, T) -> BpeBuilder,
+) -> Result<BpeBuilder, A::Error> {
+    Ok(match map.next_value::<Option<T>>()? {
+        Some(value) => set(builder, value),
+        None => builder,
+    })
+}
+
 /// The rest of a byte-pair model, as the crate's `BPEVisitor` reads it.
 ///
 /// One difference, a refusal of a file the crate would take: a key of the model's own given
@@ -222,42 +235,22 @@ fn read_bpe<'de, A: MapAccess<'de>>(mut map: A) -> Result<(ModelWrapper, ModelFa
             )));
         }
         match key.as_str() {
-            "dropout" => {
-                if let Some(dropout) = map.next_value()? {
-                    builder = builder.dropout(dropout);
-                }
-            }
-            "unk_token" => {
-                if let Some(unk) = map.next_value()? {
-                    builder = builder.unk_token(unk);
-                }
-            }
+            "dropout" => builder = optional(&mut map, builder, BpeBuilder::dropout)?,
+            "unk_token" => builder = optional(&mut map, builder, BpeBuilder::unk_token)?,
             "continuing_subword_prefix" => {
-                if let Some(prefix) = map.next_value()? {
-                    builder = builder.continuing_subword_prefix(prefix);
-                }
+                builder = optional(&mut map, builder, BpeBuilder::continuing_subword_prefix)?;
             }
             "end_of_word_suffix" => {
-                if let Some(suffix) = map.next_value()? {
-                    builder = builder.end_of_word_suffix(suffix);
-                }
+                builder = optional(&mut map, builder, BpeBuilder::end_of_word_suffix)?;
             }
-            "fuse_unk" => {
-                if let Some(fuse) = map.next_value()? {
-                    builder = builder.fuse_unk(fuse);
-                }
-            }
+            "fuse_unk" => builder = optional(&mut map, builder, BpeBuilder::fuse_unk)?,
             "byte_fallback" => {
-                if let Some(fallback) = map.next_value()? {
-                    builder = builder.byte_fallback(fallback);
+                builder = optional(&mut map, builder, |builder, fallback| {
                     byte_fallback = fallback;
-                }
+                    builder.byte_fallback(fallback)
+                })?;
             }
-            "ignore_merges" => {
-                if let Some(ignore) = map.next_value()? {
-                    builder = builder.ignore_merges(ignore);
-                }
-            }
+            "ignore_merges" => builder = optional(&mut map, builder, BpeBuilder::ignore_merges)?,
             "vocab" => vocab = Some(map.next_value()?),
             "merges" => merges = Some(map.next_value_seed(MergesSeed)?),
             "type" => return Err(de::Error::duplicate_field("type")),

@@ -1,22 +1,19 @@
 //! Bedrock: quotes checked where their location points, citations of nothing, blocks read
 //! by kind and index, bad streams refused by place.
 
-use mentor_context::ContextBuilder;
 use mentor_context::dialects::{Dialect, Entry};
 use serde_json::{Value, json};
 
-use super::{events, jsonl, problem, resolve, resolve_as, response};
+use super::{events, jsonl};
 use crate::common;
+use crate::responses::{assembler, assert_unknown, problem, resolve, resolve_as, response};
 
 /// Bedrock's `documentIndex` n is citation n + 1; a quote is checked where its location
 /// says: inside the characters cited, or anywhere in a text document cited by page or
 /// chunk; every `sourceContent` part must be there.
 #[test]
 fn bedrock_quotes_are_checked_where_their_location_points() {
-    let assembler = ContextBuilder::new(600)
-        .dialect(Dialect::Bedrock)
-        .build()
-        .unwrap();
+    let assembler = assembler(Dialect::Bedrock);
     let results = common::fixture("pricing");
     let context = assembler.assemble(&results);
     let entries = assembler.entries(&context).unwrap();
@@ -93,31 +90,20 @@ fn bedrock_citations_of_nothing_are_reported() {
     let renamed = whole.replacen("\"[3] Add-on prices\"", "\"[3] Refunds\"", 1);
     assert_ne!(renamed, whole);
     let web = whole.replacen("\"documentPage\"", "\"web\"", 1);
+    let pricing = common::fixture("pricing");
     for with_entries in [true, false] {
         assert_eq!(
-            resolve_as(Dialect::Bedrock, &whole, with_entries)
+            resolve_as(Dialect::Bedrock, &pricing, &whole, with_entries)
                 .unwrap()
                 .cited
                 .len(),
             3
         );
-        let resolution = resolve_as(Dialect::Bedrock, &renamed, with_entries).unwrap();
+        let resolution = resolve_as(Dialect::Bedrock, &pricing, &renamed, with_entries).unwrap();
         assert!(resolution.cited.iter().all(|c| c.citation.index != 3));
-        assert!(
-            resolution
-                .unknown
-                .iter()
-                .any(|u| u.marker == "documentIndex 2 titled \"[3] Refunds\""),
-            "{:?}",
-            resolution.unknown
-        );
-        let resolution = resolve_as(Dialect::Bedrock, &web, with_entries).unwrap();
-        assert!(
-            resolution
-                .unknown
-                .iter()
-                .any(|u| u.marker == "a web citation")
-        );
+        assert_unknown(&resolution, "documentIndex 2 titled \"[3] Refunds\"");
+        let resolution = resolve_as(Dialect::Bedrock, &pricing, &web, with_entries).unwrap();
+        assert_unknown(&resolution, "a web citation");
     }
 }
 

@@ -1,12 +1,12 @@
 //! Mistral: a reference cites the text before it; reference ids name the tool result's
 //! keys; bad streams refused by place.
 
-use mentor_context::ContextBuilder;
 use mentor_context::dialects::{Dialect, mistral_tool_content};
 use serde_json::{Value, json};
 
-use super::{jsonl, problem, resolve, response};
+use super::jsonl;
 use crate::common;
+use crate::responses::{assembler, problem, resolve, response};
 
 /// Each Mistral reference cites the text since the reference before it; references in a
 /// row cite the same text, and a reference that names no key is placed where it stands.
@@ -116,10 +116,7 @@ fn mistral_reference_ids_name_the_keys_of_the_tool_result() {
         );
     }
     // The tool result keys every entry by its position, the key the references name.
-    let assembler = ContextBuilder::new(600)
-        .dialect(Dialect::Mistral)
-        .build()
-        .unwrap();
+    let assembler = assembler(Dialect::Mistral);
     let entries = assembler
         .entries(&assembler.assemble(&common::fixture("pricing")))
         .unwrap();

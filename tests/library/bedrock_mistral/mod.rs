@@ -9,50 +9,19 @@ mod bedrock;
 mod mistral;
 
 use crate::common;
+use crate::responses::{assembler, resolve, response};
 
-use mentor_context::citations::{CitationEvent, Resolution, Resolver};
+use mentor_context::MentorRagResult;
+use mentor_context::citations::{CitationEvent, Resolver};
 use mentor_context::dialects::Dialect;
-use mentor_context::{ContextBuilder, Error, MentorRagResult};
 use proptest::prelude::*;
 use serde_json::{Value, json};
-
-pub(super) fn response(dialect: Dialect, kind: &str) -> String {
-    let path = common::fixtures_dir().join(format!("responses/{dialect}.{kind}"));
-    std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
-}
 
 pub(super) fn events(dialect: Dialect) -> Vec<Value> {
     response(dialect, "jsonl")
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
         .collect()
-}
-
-/// `text` resolved against the pricing fixture in `dialect`, with its entries and contents
-/// (`entries: false` leaves them out).
-pub(super) fn resolve_as(dialect: Dialect, text: &str, entries: bool) -> Result<Resolution, Error> {
-    let assembler = ContextBuilder::new(600).dialect(dialect).build().unwrap();
-    let results = common::fixture("pricing");
-    let context = assembler.assemble(&results);
-    let sent = assembler.entries(&context).unwrap();
-    let contents = assembler.contents(&context).unwrap();
-    let resolver = Resolver::for_context(&context).contents(&contents);
-    match entries {
-        true => resolver.entries(&sent).response(text),
-        false => resolver.response(text),
-    }
-}
-
-pub(super) fn resolve(dialect: Dialect, text: &str) -> Result<Resolution, Error> {
-    resolve_as(dialect, text, true)
-}
-
-#[track_caller]
-pub(super) fn problem(dialect: Dialect, text: &str) -> String {
-    match resolve(dialect, text) {
-        Err(Error::Response { problem }) => problem,
-        other => panic!("not refused: {other:?}"),
-    }
 }
 
 pub(super) fn jsonl(events: &[Value]) -> String {
@@ -93,7 +62,7 @@ fn resplit(dialect: Dialect, events: &[Value], cuts: &[usize]) -> Vec<Value> {
 
 /// The events fed one by one give the whole response's text, events and resolution.
 fn streamed_equals_whole(dialect: Dialect, events: &[Value]) -> Result<(), TestCaseError> {
-    let assembler = ContextBuilder::new(600).dialect(dialect).build().unwrap();
+    let assembler = assembler(dialect);
     let results = common::fixture("pricing");
     let context = assembler.assemble(&results);
     let entries = assembler.entries(&context).unwrap();
@@ -172,7 +141,7 @@ fn entries_carry_what_the_budget_counted() {
         .with_source_url("https://example.com/p")
         .with_metadata([("snippets", "not the content"), ("lang", "de")])];
     let entries = |dialect| {
-        let assembler = ContextBuilder::new(600).dialect(dialect).build().unwrap();
+        let assembler = assembler(dialect);
         let context = assembler.assemble(&results);
         serde_json::to_value(assembler.entries(&context).unwrap()).unwrap()
     };

@@ -130,25 +130,63 @@ fn nfc_text() -> impl Strategy<Value = String> {
     prop::collection::vec(atom, 0..40).prop_map(|atoms| atoms.concat())
 }
 
-/// Qwen 3, loaded once, or `None` (the reason printed) when the data is not asked for.
-fn qwen(test: &str) -> Option<&'static Model> {
+/// Qwen 3's counter, loaded once, or `None` (the reason printed) when the data is not asked
+/// for.
+fn qwen(test: &str) -> Option<&'static dyn TokenCounter> {
     let dir = data_dir(test)?;
-    models(&dir).iter().find(|m| m.family == "qwen@")
+    let model: &'static Model = models(&dir).iter().find(|m| m.family == "qwen@")?;
+    Some(model.counter())
+}
+
+/// A piece boundary of Qwen's pattern in the text as given, where the stability rule decides
+/// whether the split is exact: after a letter (ASCII, or one a vowel sign of class 0 composes
+/// with: Myanmar U+1025, Tamil U+0B92, Balinese U+1B05), before a character outside the pattern's `[\p{L}\p{N}\s']` (a mark,
+/// punctuation), so nothing blocks NFC there as a space or a newline does at OpenAI's
+/// positions. The library splits only at those, where the rule never decides; this is how a
+/// weaker rule would show. Returns the character after.
+fn after_a_letter(text: &str, at: usize) -> Option<char> {
+    static OTHER: OnceLock<Regex> = OnceLock::new();
+    let other = OTHER.get_or_init(|| Regex::new(r"^[^\p{L}\p{N}\s']$").unwrap());
+    let before = text[..at].chars().next_back()?;
+    let next = text[at..].chars().next()?;
+    let letter =
+        before.is_ascii_alphabetic() || ['\u{1025}', '\u{b92}', '\u{1b05}'].contains(&before);
+    (letter && other.is_match(&*next.encode_utf8(&mut [0; 4]))).then_some(next)
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(
-        std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(512)
-    ))]
+    #![proptest_config(common::proptest_cases(512))]
+
+    /// Documents of such text assemble exactly at every budget, each cut or not: the meter's
+    /// checkpoints and cuts fall inside text NFC expanded, where tokens outnumber bytes.
+    #[test]
+    fn qwen3_assembles_text_nfc_changes_exactly(
+        contents in prop::collection::vec(nfc_text(), 1..6),
+        budget in 8usize..400,
+        skip in any::<bool>(),
+    ) {
+        let Some(tokenizer) = qwen("qwen3_assembles_text_nfc_changes_exactly") else {
+            return Ok(());
+        };
+        let results: Vec<MentorRagResult> = contents
+            .iter()
+            .enumerate()
+            .map(|(i, content)| {
+                MentorRagResult::from_content(content.repeat(1 + i % 3), 1.0 - i as f32 / 10.0)
+            })
+            .collect();
+        let overflow = if skip { Overflow::Skip } else { Overflow::Truncate };
+        let builder = ContextBuilder::new(budget).overflow(overflow);
+        common::assemble_checked(builder, tokenizer, &results);
+    }
 
     /// Split at every exact split point at once, and at each alone: the pieces' counts add up
     /// to the whole text's count, on text NFC changes; and the token ends fall on them.
     #[test]
     fn qwen3_pieces_add_up_on_text_nfc_changes(text in nfc_text()) {
-        let Some(model) = qwen("qwen3_pieces_add_up") else {
+        let Some(tokenizer) = qwen("qwen3_pieces_add_up") else {
             return Ok(());
         };
-        let tokenizer = model.counter();
         let whole = tokenizer.count(&text);
         let splits: Vec<usize> = text
             .char_indices()
@@ -172,65 +210,13 @@ proptest! {
         check_split_ends(tokenizer, &text, &lengths);
     }
 
-    /// Documents of such text assemble exactly at every budget, each cut or not: the meter's
-    /// checkpoints and cuts fall inside text NFC expanded, where tokens outnumber bytes.
-    #[test]
-    fn qwen3_assembles_text_nfc_changes_exactly(
-        contents in prop::collection::vec(nfc_text(), 1..6),
-        budget in 8usize..400,
-        skip in any::<bool>(),
-    ) {
-        let Some(model) = qwen("qwen3_assembles_text_nfc_changes_exactly") else {
-            return Ok(());
-        };
-        let tokenizer = model.counter();
-        let results: Vec<MentorRagResult> = contents
-            .iter()
-            .enumerate()
-            .map(|(i, content)| {
-                MentorRagResult::from_content(content.repeat(1 + i % 3), 1.0 - i as f32 / 10.0)
-            })
-            .collect();
-        let overflow = if skip { Overflow::Skip } else { Overflow::Truncate };
-        let context = ContextBuilder::new(budget)
-            .tokenizer(tokenizer)
-            .overflow(overflow)
-            .build()
-            .unwrap()
-            .assemble(&results);
-        common::check_invariants(&context, &results, tokenizer, false, None);
-    }
-}
-
-/// A piece boundary of Qwen's pattern in the text as given, where the stability rule decides
-/// whether the split is exact: after a letter (ASCII, or one a vowel sign of class 0 composes
-/// with: Myanmar U+1025, Tamil U+0B92, Balinese U+1B05), before a character outside the pattern's `[\p{L}\p{N}\s']` (a mark,
-/// punctuation), so nothing blocks NFC there as a space or a newline does at OpenAI's
-/// positions. The library splits only at those, where the rule never decides; this is how a
-/// weaker rule would show. Returns the character after.
-fn after_a_letter(text: &str, at: usize) -> Option<char> {
-    static OTHER: OnceLock<Regex> = OnceLock::new();
-    let other = OTHER.get_or_init(|| Regex::new(r"^[^\p{L}\p{N}\s']$").unwrap());
-    let before = text[..at].chars().next_back()?;
-    let next = text[at..].chars().next()?;
-    let letter =
-        before.is_ascii_alphabetic() || ['\u{1025}', '\u{b92}', '\u{1b05}'].contains(&before);
-    (letter && other.is_match(&*next.encode_utf8(&mut [0; 4]))).then_some(next)
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(
-        std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(512)
-    ))]
-
     /// Qwen 3's counts hold the stability rule to what it claims: where a piece boundary
     /// comes right before an NFC-stable character, the halves add up to the whole.
     #[test]
     fn qwen3_splits_before_stable_characters_add_up(text in nfc_text()) {
-        let Some(model) = qwen("qwen3_splits_before_stable_characters_add_up") else {
+        let Some(tokenizer) = qwen("qwen3_splits_before_stable_characters_add_up") else {
             return Ok(());
         };
-        let tokenizer = model.counter();
         let whole = tokenizer.count(&text);
         for (at, _) in text.char_indices() {
             if after_a_letter(&text, at).is_some_and(nfc_stable) {
@@ -241,19 +227,23 @@ proptest! {
     }
 }
 
+/// The first `n` texts of [`nfc_text`], the same on every run: what the properties above are
+/// generated from, for the tests that they reach what they test.
+fn generated(n: usize) -> impl Iterator<Item = String> {
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = nfc_text();
+    (0..n).map(move |_| strategy.new_tree(&mut runner).unwrap().current())
+}
+
 /// And the property has teeth: at the same boundaries before a character the rule calls
 /// unstable, Qwen 3's counts do not add up somewhere in the generated texts (a mark composed
 /// onto the letter), so a rule that let those through would fail it.
 #[test]
 fn qwen3_counts_show_where_the_stability_rule_refuses() {
-    let Some(model) = qwen("qwen3_counts_show_where_the_stability_rule_refuses") else {
+    let Some(tokenizer) = qwen("qwen3_counts_show_where_the_stability_rule_refuses") else {
         return;
     };
-    let tokenizer = model.counter();
-    let mut runner = proptest::test_runner::TestRunner::deterministic();
-    let strategy = nfc_text();
-    let inexact = (0..2_000).find_map(|_| {
-        let text = strategy.new_tree(&mut runner).unwrap().current();
+    let inexact = generated(2_000).find_map(|text| {
         let whole = tokenizer.count(&text);
         text.char_indices()
             .map(|(at, _)| at)
@@ -271,15 +261,11 @@ fn qwen3_counts_show_where_the_stability_rule_refuses() {
 /// clause refuses (before a mark, a jamo, a character NFC decomposes), and text NFC changes.
 #[test]
 fn the_generated_texts_reach_the_nfc_clause() {
-    let Some(model) = qwen("the_generated_texts_reach_the_nfc_clause") else {
+    let Some(tokenizer) = qwen("the_generated_texts_reach_the_nfc_clause") else {
         return;
     };
-    let tokenizer = model.counter();
-    let mut runner = proptest::test_runner::TestRunner::deterministic();
-    let strategy = nfc_text();
     let (mut refused, mut changed) = (0, 0);
-    for _ in 0..500 {
-        let text = strategy.new_tree(&mut runner).unwrap().current();
+    for text in generated(500) {
         changed += usize::from(text.nfc().collect::<String>() != text);
         refused += text
             .char_indices()

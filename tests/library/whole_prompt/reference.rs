@@ -266,10 +266,7 @@ fn check_fits(label: &str, seed: usize, prompt: &Prompt<'_>, window: usize, rese
 }
 
 fn cases_per_template() -> usize {
-    std::env::var("MENTOR_PROMPT_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(24)
+    common::env_count("MENTOR_PROMPT_CASES", 24)
 }
 
 /// The owners' prompts and counts for every case, from `tests/reference/whole_prompt.py`.
