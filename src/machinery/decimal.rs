@@ -55,12 +55,26 @@ mod tests {
 
     #[test]
     fn every_kind_of_f32_reads_back_as_its_json() {
-        for value in [0.937_f32, 0.5, -0.1, f32::MAX, f32::MIN_POSITIVE, 1e-45, 0.0, -0.0, 3e38] {
+        for value in [
+            0.937_f32,
+            0.5,
+            -0.1,
+            f32::MAX,
+            f32::MIN_POSITIVE,
+            1e-45,
+            0.0,
+            -0.0,
+            3e38,
+        ] {
             // The text serde_json writes, read as Python and JavaScript read it: correctly
             // rounded (serde_json's own reader is not, without its float_roundtrip feature).
             let json = serde_json::to_string(&value).unwrap();
             let read: f64 = json.parse().unwrap();
-            assert_eq!(shortest_f32(value).to_bits(), read.to_bits(), "{value}: {json}");
+            assert_eq!(
+                shortest_f32(value).to_bits(),
+                read.to_bits(),
+                "{value}: {json}"
+            );
         }
         assert!(shortest_f32(f32::NAN).is_nan());
     }

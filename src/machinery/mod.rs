@@ -11,10 +11,10 @@ use serde::Deserializer;
 use crate::MentorRagResult;
 pub use crate::assembler::{AssemblyStats, BlockParts, Part, TextParts};
 pub use crate::offsets::IndexedText;
-pub use decimal::shortest_f32;
 use crate::prompt::{Message, Prompt, PromptAssembler};
 use crate::wire::{ParsedResults, UnknownProperties};
 use crate::{AssembledContext, Assembler};
+pub use decimal::shortest_f32;
 
 /// [`deserialize_request`](crate::wire::deserialize_request) into `parsed`, keeping the buffers of the request that was there:
 /// each result is read into the one at its place, its strings copied into their capacity

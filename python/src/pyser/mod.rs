@@ -20,8 +20,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyFloat, PyList, PyString};
 use serde::ser::{self, Serialize};
 
-use mentor_context::machinery::shortest_f32;
 use keys::{Keys, put_back_known_keys, take_known_keys};
+use mentor_context::machinery::shortest_f32;
 
 /// Why a value could not be built: a Python error, or a shape the report never has.
 #[derive(Debug)]

@@ -182,7 +182,8 @@ impl<'t> ser::Serializer for &'t mut Tape {
     fn serialize_f32(self, value: f32) -> Result<(), SerError> {
         if value.is_finite() {
             self.tags.push(tag::NUMBER);
-            self.tags.push(mentor_context::machinery::shortest_f32(value));
+            self.tags
+                .push(mentor_context::machinery::shortest_f32(value));
         } else {
             self.tags.push(tag::NULL);
         }
