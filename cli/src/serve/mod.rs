@@ -3,11 +3,13 @@
 //!
 //! [`profiles`] reads the configuration; [`app`] is the routes and their layers; [`endpoints`]
 //! does each endpoint's work, the command's own (`assemble --json`, `cite`, `prompt --json`);
-//! [`body`] reads request bodies; [`problem`] writes errors as problem details; [`metrics`]
-//! counts; [`openapi`] describes it all.
+//! [`connections`] takes connections and drains them on stop; [`body`] reads request bodies;
+//! [`problem`] writes errors as problem details; [`metrics`] counts; [`openapi`] describes it
+//! all.
 
 mod app;
 mod body;
+mod connections;
 mod endpoints;
 mod metrics;
 mod openapi;
@@ -23,6 +25,7 @@ use clap::Args;
 use crate::options::BuildArgs;
 use crate::output::{Failure, error_line, warning_line};
 use crate::prompt::PromptSettings;
+use connections::Drained;
 use profiles::Config;
 
 /// `serve`'s flags.
@@ -96,12 +99,23 @@ async fn serve(listen: SocketAddr, config: Config) -> Result<ExitCode, Failure> 
         .with_target(false)
         .with_writer(std::io::stderr)
         .try_init();
-    let shared = app::Shared::new(config.profiles, config.limits);
-    axum::serve(listener, app::router(shared))
-        .with_graceful_shutdown(stop_signal())
-        .await
-        .map_err(|err| Failure::bad_input(format!("the service stopped: {err}")))?;
-    error_line("stopped: every request in flight was answered");
+    let limits = config.limits;
+    let shared = app::Shared::new(config.profiles, limits);
+    let drained = connections::serve(
+        listener,
+        app::router(shared),
+        limits.header_timeout,
+        limits.drain(),
+        stop_signal(),
+    )
+    .await;
+    match drained {
+        Drained::Whole => error_line("stopped: every request in flight was answered"),
+        Drained::Cut(open) => error_line(&format!(
+            "stopped: {open} connection(s) still open after {:.1} s (header_timeout_seconds + timeout_seconds) were closed",
+            limits.drain().as_secs_f64()
+        )),
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -48,6 +48,15 @@ pub(crate) struct Limits {
     pub(crate) concurrency: usize,
     /// How long a request may take before it is answered 503.
     pub(crate) timeout: Duration,
+    /// How long a connection may take to send a whole request head before it is closed.
+    pub(crate) header_timeout: Duration,
+}
+
+impl Limits {
+    /// How long a stop waits for the connections in flight: a request's head, then its work.
+    pub(crate) fn drain(&self) -> Duration {
+        self.header_timeout.saturating_add(self.timeout)
+    }
 }
 
 impl Default for Limits {
@@ -56,6 +65,7 @@ impl Default for Limits {
             body_bytes: 16 << 20,
             concurrency: 256,
             timeout: Duration::from_secs(10),
+            header_timeout: Duration::from_secs(10),
         }
     }
 }
@@ -75,6 +85,7 @@ struct ServerSection {
     body_limit: Option<usize>,
     concurrency: Option<usize>,
     timeout_seconds: Option<f64>,
+    header_timeout_seconds: Option<f64>,
 }
 
 /// A configuration file: `[server]` and `[profiles.NAME]`.
@@ -111,15 +122,21 @@ impl Config {
             }
             limits.concurrency = concurrency;
         }
-        if let Some(seconds) = server.timeout_seconds {
-            limits.timeout = Duration::try_from_secs_f64(seconds)
+        let duration = |key: &str, seconds: f64| {
+            Duration::try_from_secs_f64(seconds)
                 .ok()
                 .filter(|timeout| !timeout.is_zero())
                 .ok_or_else(|| {
                     fail(format!(
-                        "server.timeout_seconds: {seconds}; expected a number above 0"
+                        "server.{key}: {seconds}; expected a number above 0"
                     ))
-                })?;
+                })
+        };
+        if let Some(seconds) = server.timeout_seconds {
+            limits.timeout = duration("timeout_seconds", seconds)?;
+        }
+        if let Some(seconds) = server.header_timeout_seconds {
+            limits.header_timeout = duration("header_timeout_seconds", seconds)?;
         }
         let mut profiles = BTreeMap::new();
         for (profile, value) in file.profiles {

@@ -1,5 +1,6 @@
-//! The service at its limits: full, past its timeout, stopped with a request in flight, badly
-//! configured, or listening beyond loopback.
+//! The service at its limits: full, past its timeout, stopped with a request in flight or with
+//! a client that never finishes its request's head, badly configured, or listening beyond
+//! loopback.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -99,6 +100,39 @@ fn a_request_past_the_timeout_is_503() {
 }
 
 #[test]
+fn sigterm_does_not_wait_for_a_client_that_never_finishes_its_head() {
+    let config = TempFile::new(
+        "serve.toml",
+        b"[server]\nheader_timeout_seconds = 0.5\n\n[profiles.default]\nbudget = 300\n",
+    );
+    let mut service = Service::start(&["--config", config.path()]);
+    let mut stalled = TcpStream::connect(&service.address).unwrap();
+    stalled
+        .write_all(b"POST /v1/default/assemble HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    terminate(&service.child);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = service.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still running 10 s after SIGTERM, held by a half-sent head"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(0));
+    let log: Vec<String> = service.log.try_iter().collect();
+    assert!(
+        log.iter()
+            .any(|line| line.contains("every request in flight was answered")),
+        "{log:#?}"
+    );
+}
+
+#[test]
 fn a_bad_configuration_stops_the_start_naming_the_file_profile_and_key() {
     let config = TempFile::new(
         "serve.toml",
@@ -121,6 +155,12 @@ fn a_bad_configuration_stops_the_start_naming_the_file_profile_and_key() {
         b"[server]\nport = 80\n[profiles.a]\nbudget = 3\n",
     );
     run(&["serve", "--config", config.path()]).bad(&["line 2", "unknown field `port`"]);
+    let config = TempFile::new(
+        "serve.toml",
+        b"[server]\nheader_timeout_seconds = 0\n[profiles.a]\nbudget = 3\n",
+    );
+    run(&["serve", "--config", config.path()])
+        .bad(&["server.header_timeout_seconds: 0; expected a number above 0"]);
 }
 
 #[test]
