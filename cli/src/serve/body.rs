@@ -3,9 +3,11 @@
 //! report's `Deserialize`) to read. Keys are matched in any letter case, as System.Text.Json
 //! reads them: a .NET backend sends `Results` as readily as `results`.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use mentor_context::ErrorKind;
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::problem::Problem;
@@ -47,11 +49,10 @@ impl<'a> Body<'a> {
                 parts: BTreeMap::from([(name, text)]),
             });
         }
-        let given: BTreeMap<&'a str, &'a RawValue> =
-            serde_json::from_str(text).map_err(json_problem)?;
+        let Entries(given) = serde_json::from_str(text).map_err(json_problem)?;
         let mut parts = BTreeMap::new();
         for (key, value) in given {
-            let Some(name) = known.iter().find(|name| name.eq_ignore_ascii_case(key)) else {
+            let Some(name) = known.iter().find(|name| name.eq_ignore_ascii_case(&key)) else {
                 return Err(Problem::bad_request(
                     ErrorKind::InvalidArgument,
                     format!("unknown field `{key}` (expected {})", words(known)),
@@ -114,6 +115,30 @@ impl<'a> Body<'a> {
     }
 }
 
+/// A JSON object's entries as they come, each value's raw text: every one, so that a name
+/// given twice is seen (a map would keep the last silently), and names with escapes read.
+struct Entries<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Entries<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct EntriesVisitor<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for EntriesVisitor<'a> {
+            type Value = Entries<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Entries<'a>, M::Error> {
+                let mut entries = Vec::new();
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    entries.push((key, map.next_value::<&'de RawValue>()?));
+                }
+                Ok(Entries(entries))
+            }
+        }
+        deserializer.deserialize_map(EntriesVisitor(std::marker::PhantomData))
+    }
+}
+
 /// A body that is not the JSON it should be, at its line and column.
 fn json_problem(err: serde_json::Error) -> Problem {
     let err = mentor_context::Error::from(err);
@@ -132,5 +157,75 @@ fn words(names: &[&str]) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::Body;
+
+    const KNOWN: &[&str] = &["results", "previous"];
+
+    fn detail(bytes: &[u8]) -> String {
+        let problem = Body::read(bytes, KNOWN, Some("results"))
+            .err()
+            .expect("refused");
+        serde_json::to_value(&problem).unwrap()["detail"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    #[test]
+    fn a_name_given_twice_is_refused_whatever_its_letter_case() {
+        for body in [
+            r#"{"results": [], "results": [1]}"#,
+            r#"{"results": [], "Results": [1]}"#,
+            r#"{"results": [], "res\u0075lts": [1]}"#,
+        ] {
+            assert_eq!(
+                detail(body.as_bytes()),
+                "`results` is given twice (names are read in any letter case)",
+                "{body}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_name_written_with_escapes_is_read() {
+        let body = br#"{"res\u0075lts": [], "Previous": null}"#;
+        let read = Body::read(body, KNOWN, Some("results")).ok().unwrap();
+        assert_eq!(read.part("results"), Some("[]"));
+        assert_eq!(read.part("previous"), None);
+    }
+
+    proptest! {
+        /// Any bytes: refused with a problem that says what is wrong, or read into parts
+        /// that are each a slice of the body holding one JSON value.
+        #[test]
+        fn any_bytes_are_read_or_refused_with_a_reason(
+            bytes in prop_oneof![
+                proptest::collection::vec(any::<u8>(), 0..64),
+                "[{}\\[\\]\":,a-zA-Z0-9 \\\\u]{0,64}".prop_map(String::into_bytes),
+            ]
+        ) {
+            match Body::read(&bytes, KNOWN, Some("results")) {
+                Ok(body) => {
+                    for name in KNOWN {
+                        if let Some(part) = body.part(name) {
+                            prop_assert!(serde_json::from_str::<serde_json::Value>(part).is_ok()
+                                || part.trim_start().starts_with('['), "{part}");
+                        }
+                    }
+                }
+                Err(problem) => {
+                    let problem = serde_json::to_value(&problem).unwrap();
+                    prop_assert_eq!(&problem["status"], 400);
+                    prop_assert!(!problem["detail"].as_str().unwrap().is_empty());
+                }
+            }
+        }
     }
 }
