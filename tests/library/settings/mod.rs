@@ -297,7 +297,10 @@ fn every_setting_is_read_under_its_name_and_reaches_what_it_sets() {
         assert!(written.get(name).is_some(), "{name} is written: {written}");
         // Nothing unset is written: no defaults, no `false` flags.
         for key in written.as_object().unwrap().keys() {
-            assert!(value.get(key).is_some(), "{name}: {key} was not set: {written}");
+            assert!(
+                value.get(key).is_some(),
+                "{name}: {key} was not set: {written}"
+            );
         }
     }
 }
