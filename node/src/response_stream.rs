@@ -96,11 +96,7 @@ impl ResponseStream {
     ) -> Result<Unknown<'env>> {
         let raw = env.raw();
         let event = event_text(raw, event.raw())?;
-        let mut out = self
-            .live(raw)?
-            .push_event(&event)
-            .map_err(|err| Failure::library(&err))
-            .or_throw(raw)?;
+        let mut out = self.live(raw)?.push_event(&event).or_throw(raw)?;
         self.shown(&out.text, &mut out.events);
         to_js(
             env,
@@ -121,11 +117,7 @@ impl ResponseStream {
     ) -> Result<Unknown<'env>> {
         let raw = env.raw();
         let chunk = args::chunk(raw, chunk.raw(), "chunk", &mut self.chunks)?;
-        let mut out = self
-            .live(raw)?
-            .push_sse(&chunk)
-            .map_err(|err| Failure::library(&err))
-            .or_throw(raw)?;
+        let mut out = self.live(raw)?.push_sse(&chunk).or_throw(raw)?;
         self.shown(&out.text, &mut out.events);
         to_js(
             env,
@@ -155,10 +147,7 @@ impl ResponseStream {
             )
             .into_napi(raw));
         }
-        let (mut rest, mut resolution) = stream
-            .finish()
-            .map_err(|err| Failure::library(&err))
-            .or_throw(raw)?;
+        let (mut rest, mut resolution) = stream.finish().or_throw(raw)?;
         self.shown(&rest.text, &mut rest.events);
         let answer = resolution.answer.clone().unwrap_or_default();
         Units::new(&answer).resolution(&mut resolution);
@@ -181,7 +170,7 @@ fn event_text(env: raw::Env, value: Value) -> Result<String> {
     }
     let codec = Codec::get(env)?;
     let packed = codec.pack(env, value)?;
-    let read = (|| {
+    let read: std::result::Result<String, Failure> = (|| {
         let mut reader = packed.reader().map_err(internal)?;
         let json = serde_json::Value::deserialize(&mut reader)
             .map_err(|err| Failure::new(ErrorCode::InvalidArgument, format!("event: {err}")))?;
