@@ -274,13 +274,7 @@ impl<'t> ser::Serializer for &'t mut Tape {
     }
 
     fn serialize_seq(self, _len: Option<usize>) -> Result<Compound<'t>, SerError> {
-        let open = self.open(tag::ARRAY);
-        Ok(Compound {
-            tape: self,
-            open,
-            outer: None,
-            fields_from: None,
-        })
+        Ok(self.compound(tag::ARRAY, None))
     }
 
     fn serialize_tuple(self, len: usize) -> Result<Compound<'t>, SerError> {
@@ -303,23 +297,11 @@ impl<'t> ser::Serializer for &'t mut Tape {
         _len: usize,
     ) -> Result<Compound<'t>, SerError> {
         let outer = self.variant(variant);
-        let open = self.open(tag::ARRAY);
-        Ok(Compound {
-            tape: self,
-            open,
-            outer: Some(outer),
-            fields_from: None,
-        })
+        Ok(self.compound(tag::ARRAY, Some(outer)))
     }
 
     fn serialize_map(self, _len: Option<usize>) -> Result<Compound<'t>, SerError> {
-        let open = self.open(tag::OBJECT);
-        Ok(Compound {
-            tape: self,
-            open,
-            outer: None,
-            fields_from: None,
-        })
+        Ok(self.compound(tag::OBJECT, None))
     }
 
     fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Compound<'t>, SerError> {
@@ -341,17 +323,22 @@ impl<'t> ser::Serializer for &'t mut Tape {
         _len: usize,
     ) -> Result<Compound<'t>, SerError> {
         let outer = self.variant(variant);
-        let open = self.open(tag::OBJECT);
-        Ok(Compound {
-            tape: self,
-            open,
-            outer: Some(outer),
-            fields_from: None,
-        })
+        Ok(self.compound(tag::OBJECT, Some(outer)))
     }
 }
 
 impl Tape {
+    /// Opens an array or object (`kind`) that is not a struct, inside `outer` for a variant.
+    fn compound(&mut self, kind: f64, outer: Option<Open>) -> Compound<'_> {
+        let open = self.open(kind);
+        Compound {
+            tape: self,
+            open,
+            outer,
+            fields_from: None,
+        }
+    }
+
     /// Opens `{"variant": ...}` for a tuple or struct variant, its one entry counted.
     fn variant(&mut self, variant: &'static str) -> Open {
         let mut outer = self.open(tag::OBJECT);
