@@ -7,11 +7,13 @@
 //! unit variant its name, a newtype variant a one-entry object. The tests compare every
 //! report with `assemble --json`.
 
-use std::fmt;
-
 use serde::ser::{self, Serialize};
 
 use super::{keys, shapes, tag};
+
+/// Why a value could not be written: only a map key that is not a string, which no report
+/// has.
+pub(crate) use mentor_context::machinery::MessageError as SerError;
 
 /// Strings end to end, and the tags that say what they and the numbers between them are.
 #[derive(Debug, Default)]
@@ -93,25 +95,6 @@ impl Tape {
 
     fn close(&mut self, open: &Open) {
         self.tags[open.count_at] = open.count as f64;
-    }
-}
-
-/// Why a value could not be written: only a map key that is not a string, which no report
-/// has.
-#[derive(Debug)]
-pub(crate) struct SerError(pub(super) String);
-
-impl fmt::Display for SerError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for SerError {}
-
-impl ser::Error for SerError {
-    fn custom<T: fmt::Display>(msg: T) -> Self {
-        SerError(msg.to_string())
     }
 }
 
