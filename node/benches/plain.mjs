@@ -5,8 +5,9 @@
 //   node node/benches/plain.mjs [ROUNDS]     (after `npm run build` in node/)
 //
 // Cases: the 50 x 2 KiB request (fixtures/bench-english.json) at budget 4,000; a request of
-// about 10 MB (5,000 results of 2 KB, as test/event_loop.test.mjs builds it) at budgets
-// 4,000 and 100,000; a follow-up turn; resolveCitations of an answer against a whole report.
+// about 10 MB (5,000 results of 2 KB, the event-loop test's, from test/helpers.mjs) at
+// budgets 4,000 and 100,000; a follow-up turn; resolveCitations of an answer against a whole
+// report.
 //
 // As assemble.mjs: each round times every task of a case with tinybench, in turn, and a
 // round's figure is the ratio of medians within it, so the load of a shared machine meets
@@ -19,23 +20,13 @@ import { createRequire } from 'node:module'
 import { Bench } from 'tinybench'
 
 import { Assembler, resolveCitations } from '../index.js'
+import { tenMegabytes } from '../test/helpers.mjs'
 
 // The hooks of node/src/bench.rs, which the package does not export.
 const native = createRequire(import.meta.url)('../mentor-context.node')
 
 const rounds = Number(process.argv[2] ?? 11)
 const english = JSON.parse(readFileSync(new URL('../../fixtures/bench-english.json', import.meta.url), 'utf8'))
-
-/** A request of about 10 MB: 5,000 results of 2 KB, each its own text. */
-function tenMegabytes () {
-  const words = 'the plan costs twelve euros a month per seat and storage is shared '.repeat(31)
-  return Array.from({ length: 5000 }, (_, n) => ({
-    content: `${n} ${words}`.slice(0, 2000),
-    score: (n % 997) / 997,
-    sourceUrl: `https://docs.example/${n}`,
-    title: `Page ${n}`,
-  }))
-}
 
 /** The tasks of assembling `results`: packed, plain end to end, and for reference the Rust
  * call alone (results read once) and the three parts of the plain way. */

@@ -57,10 +57,7 @@ impl Assembler {
         };
         let budget = settings::count("budget", &budget).or_throw(raw)?;
         let settings = settings::read(raw, codec, options.map(|o| o.raw()), &[("budget", budget)])?;
-        let assembler = settings
-            .assembler()
-            .map_err(|err| Failure::library(&err))
-            .or_throw(raw)?;
+        let assembler = settings.assembler().or_throw(raw)?;
         Ok(Assembler {
             assembler,
             strict: settings.strict,
@@ -120,10 +117,7 @@ impl Assembler {
         let previous = report::previous(raw, codec, previous.raw())?;
         let mut tape = codec.take_tape();
         self.with_results(raw, codec, results.raw(), |results| {
-            let context = self
-                .assembler
-                .assemble_follow_up(&previous, results)
-                .map_err(|err| Failure::library(&err))?;
+            let context = self.assembler.assemble_follow_up(&previous, results)?;
             request::write(&context, &mut tape)
         })?;
         let report = codec.unpack(raw, tape)?;
@@ -201,11 +195,7 @@ impl Assembler {
                     )
                 })
             })
-            .and_then(|budget| {
-                self.assembler
-                    .with_budget(budget)
-                    .map_err(|err| Failure::library(&err))
-            })
+            .and_then(|budget| self.assembler.with_budget(budget).map_err(Failure::from))
             .or_throw(raw)?;
         Ok(Assembler {
             assembler: budget,

@@ -95,10 +95,7 @@ impl Assembler {
         let previous: AssembledContext<'static> = serde_json::from_str(&previous)
             .map_err(|err| napi::Error::from_reason(format!("not a report: {err}")))?;
         self.plain_read(env, &json, |results| {
-            let context = self
-                .assembler
-                .assemble_follow_up(&previous, results)
-                .map_err(|err| crate::errors::Failure::library(&err))?;
+            let context = self.assembler.assemble_follow_up(&previous, results)?;
             request::to_json(&context)
         })
     }

@@ -57,11 +57,7 @@ impl Assembler {
             None => 0,
         };
         let context = read_report(raw, codec, &self.assembler, report.raw())?;
-        let mut entries = self
-            .assembler
-            .entries(&context)
-            .map_err(|err| Failure::library(&err))
-            .or_throw(raw)?;
+        let mut entries = self.assembler.entries(&context).or_throw(raw)?;
         if self.cache_control {
             mark_turn_cache_control(&mut entries, earlier);
         }
@@ -75,10 +71,7 @@ impl Assembler {
         let raw = env.raw();
         let codec = Codec::get(raw)?;
         let context = read_report(raw, codec, &self.assembler, report.raw())?;
-        self.assembler
-            .contents(&context)
-            .map_err(|err| Failure::library(&err))
-            .or_throw(raw)
+        self.assembler.contents(&context).or_throw(raw)
     }
 
     /// A model API's whole response read against `report`, as `mentor-context cite
@@ -100,11 +93,7 @@ impl Assembler {
         let context = read_report(raw, codec, &self.assembler, report.raw())?;
         let response = args::string(raw, response.raw(), "response")?;
         let mut resolution = resolver(&self.assembler, &context)
-            .and_then(|resolver| {
-                resolver
-                    .response(&response)
-                    .map_err(|err| Failure::library(&err))
-            })
+            .and_then(|resolver| resolver.response(&response).map_err(Failure::from))
             .or_throw(raw)?;
         let answer = resolution.answer.clone().unwrap_or_default();
         Units::new(&answer).resolution(&mut resolution);
@@ -118,11 +107,7 @@ impl Assembler {
         let codec = Codec::get(raw)?;
         let context = read_report(raw, codec, &self.assembler, report.raw())?;
         let stream = resolver(&self.assembler, &context)
-            .and_then(|resolver| {
-                resolver
-                    .response_stream()
-                    .map_err(|err| Failure::library(&err))
-            })
+            .and_then(|resolver| resolver.response_stream().map_err(Failure::from))
             .or_throw(raw)?;
         Ok(ResponseStream::new(stream))
     }
@@ -162,13 +147,9 @@ fn resolver(
     assembler: &Library,
     context: &AssembledContext<'_>,
 ) -> std::result::Result<Resolver<'static>, Failure> {
-    let contents = assembler
-        .contents(context)
-        .map_err(|err| Failure::library(&err))?;
+    let contents = assembler.contents(context)?;
     let entries: Vec<Entry> = match assembler.dialect() {
-        Some(_) => assembler
-            .entries(context)
-            .map_err(|err| Failure::library(&err))?,
+        Some(_) => assembler.entries(context)?,
         None => Vec::new(),
     };
     Ok(Resolver::for_context(context)

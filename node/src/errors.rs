@@ -211,6 +211,21 @@ impl<T> OrThrow<T> for Result<T, Failure> {
     }
 }
 
+/// A library error is thrown as [`Failure::library`] makes it.
+impl<T> OrThrow<T> for Result<T, mentor_context::Error> {
+    fn or_throw(self, env: Env) -> napi::Result<T> {
+        self.map_err(|err| Failure::library(&err).into_napi(env))
+    }
+}
+
+/// So that `?` on a library call, in code that fails with a [`Failure`], makes it as
+/// [`Failure::library`] does.
+impl From<mentor_context::Error> for Failure {
+    fn from(err: mentor_context::Error) -> Failure {
+        Failure::library(&err)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,7 @@
 //! A Rust value given to JavaScript: written by serde onto the codec's tape, unpacked by
-//! JavaScript into one value. Shared by the dialects' methods and `ResponseStream`, so that
-//! neither imports the other.
+//! JavaScript into one value. Shared by the dialects' methods, `ResponseStream` and
+//! `CitationStream` (so that the dialects' methods and `ResponseStream` need nothing of
+//! each other).
 
 use napi::Result;
 use napi::bindgen_prelude::{Env, Unknown};

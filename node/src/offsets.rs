@@ -77,6 +77,40 @@ impl<'t> Units<'t> {
     }
 }
 
+/// An answer as it streams in, for its events' offsets in code units: the text so far, and
+/// where the walk through it is (so that each chunk's events cost that chunk, not the
+/// answer).
+#[derive(Debug, Default)]
+pub(crate) struct StreamedAnswer {
+    text: String,
+    position: (usize, usize),
+}
+
+impl StreamedAnswer {
+    /// `text` read after what came before, and `events` (which it settled) with their
+    /// offsets in code units of the answer.
+    pub(crate) fn push(&mut self, text: &str, events: &mut [CitationEvent]) {
+        self.text.push_str(text);
+        let mut units = Units::resume(&self.text, self.position);
+        units.events(events);
+        self.position = units.position();
+    }
+
+    /// The answer so far.
+    pub(crate) fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Code units of the last `bytes` bytes of the answer (a char boundary from its end).
+    pub(crate) fn units_of_last(&self, bytes: usize) -> u32 {
+        let tail = self
+            .text
+            .get(self.text.len().saturating_sub(bytes)..)
+            .unwrap_or_default();
+        u32::try_from(tail.encode_utf16().count()).unwrap_or(u32::MAX)
+    }
+}
+
 /// A span's offsets in code units, which it carries beside its bytes.
 fn to_units(span: &mut MarkerSpan) {
     span.start = span.start_utf16;

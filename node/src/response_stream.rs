@@ -1,36 +1,21 @@
 //! `ResponseStream`: a model API's streamed response read event by event against a report,
 //! through the library's `ResponseStream`; made by `Assembler.responseStream`.
 
-use mentor_context::citations::{CitationEvent, Resolution};
 use mentor_context::dialects;
 use napi::bindgen_prelude::{Env, Unknown};
 use napi::sys::ValueType;
 use napi::{JsValue, Result};
 use napi_derive::napi;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use crate::args;
 use crate::codec::{Chunks, Codec};
 use crate::errors::{ErrorCode, Failure, OrThrow};
 use crate::js_value::to_js;
-use crate::offsets::Units;
+use crate::offsets::{StreamedAnswer, Units};
 use crate::raw::{self, Value};
 use crate::request::internal;
-
-/// What `pushEvent` and `pushSse` return.
-#[derive(Serialize)]
-struct Pushed<'a> {
-    text: &'a str,
-    events: &'a [CitationEvent],
-}
-
-/// What `finish` returns.
-#[derive(Serialize)]
-struct Finished<'a> {
-    text: &'a str,
-    events: &'a [CitationEvent],
-    resolution: &'a Resolution,
-}
+use crate::stream::{Finished, Pushed};
 
 /// A model API's response read event by event (Anthropic's Messages stream, Bedrock's
 /// ConverseStream events as the AWS SDK gives them, Cohere's v2 chat stream, Mistral's chat
@@ -47,9 +32,7 @@ pub struct ResponseStream {
     /// The library's stream, `None` once finished.
     stream: Option<dialects::ResponseStream<'static>>,
     /// The answer so far: offsets are counted in it.
-    answer: String,
-    /// Where the offsets' walk through `answer` is.
-    position: (usize, usize),
+    answer: StreamedAnswer,
     /// Half a character an SSE chunk ended with, for the next.
     chunks: Chunks,
 }
@@ -58,8 +41,7 @@ impl ResponseStream {
     pub(crate) fn new(stream: dialects::ResponseStream<'static>) -> ResponseStream {
         ResponseStream {
             stream: Some(stream),
-            answer: String::new(),
-            position: (0, 0),
+            answer: StreamedAnswer::default(),
             chunks: Chunks::default(),
         }
     }
@@ -68,15 +50,6 @@ impl ResponseStream {
         self.stream
             .as_mut()
             .ok_or_else(|| finished().into_napi(env))
-    }
-
-    /// `text` shown after what was shown before, and `events` with their offsets in code
-    /// units of the answer.
-    fn shown(&mut self, text: &str, events: &mut [CitationEvent]) {
-        self.answer.push_str(text);
-        let mut units = Units::resume(&self.answer, self.position);
-        units.events(events);
-        self.position = units.position();
     }
 }
 
@@ -96,19 +69,9 @@ impl ResponseStream {
     ) -> Result<Unknown<'env>> {
         let raw = env.raw();
         let event = event_text(raw, event.raw())?;
-        let mut out = self
-            .live(raw)?
-            .push_event(&event)
-            .map_err(|err| Failure::library(&err))
-            .or_throw(raw)?;
-        self.shown(&out.text, &mut out.events);
-        to_js(
-            env,
-            &Pushed {
-                text: &out.text,
-                events: &out.events,
-            },
-        )
+        let mut out = self.live(raw)?.push_event(&event).or_throw(raw)?;
+        self.answer.push(&out.text, &mut out.events);
+        to_js(env, &Pushed::of(&out))
     }
 
     /// Reads a chunk of the raw server-sent-events text (`text/event-stream`), cut anywhere:
@@ -121,19 +84,9 @@ impl ResponseStream {
     ) -> Result<Unknown<'env>> {
         let raw = env.raw();
         let chunk = args::chunk(raw, chunk.raw(), "chunk", &mut self.chunks)?;
-        let mut out = self
-            .live(raw)?
-            .push_sse(&chunk)
-            .map_err(|err| Failure::library(&err))
-            .or_throw(raw)?;
-        self.shown(&out.text, &mut out.events);
-        to_js(
-            env,
-            &Pushed {
-                text: &out.text,
-                events: &out.events,
-            },
-        )
+        let mut out = self.live(raw)?.push_sse(&chunk).or_throw(raw)?;
+        self.answer.push(&out.text, &mut out.events);
+        to_js(env, &Pushed::of(&out))
     }
 
     /// The response is over: returns the rest to show, its events, and the resolution of
@@ -155,21 +108,11 @@ impl ResponseStream {
             )
             .into_napi(raw));
         }
-        let (mut rest, mut resolution) = stream
-            .finish()
-            .map_err(|err| Failure::library(&err))
-            .or_throw(raw)?;
-        self.shown(&rest.text, &mut rest.events);
+        let (mut rest, mut resolution) = stream.finish().or_throw(raw)?;
+        self.answer.push(&rest.text, &mut rest.events);
         let answer = resolution.answer.clone().unwrap_or_default();
         Units::new(&answer).resolution(&mut resolution);
-        to_js(
-            env,
-            &Finished {
-                text: &rest.text,
-                events: &rest.events,
-                resolution: &resolution,
-            },
-        )
+        to_js(env, &Finished::of(&rest, &resolution))
     }
 }
 
@@ -181,7 +124,7 @@ fn event_text(env: raw::Env, value: Value) -> Result<String> {
     }
     let codec = Codec::get(env)?;
     let packed = codec.pack(env, value)?;
-    let read = (|| {
+    let read: std::result::Result<String, Failure> = (|| {
         let mut reader = packed.reader().map_err(internal)?;
         let json = serde_json::Value::deserialize(&mut reader)
             .map_err(|err| Failure::new(ErrorCode::InvalidArgument, format!("event: {err}")))?;

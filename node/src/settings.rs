@@ -50,7 +50,7 @@ pub(crate) fn read(
                     ));
                 }
                 Settings::deserialize_spelled_except(&mut reader, Spelling::Camel, &["sealKey"])
-                    .map_err(|err| Failure::library(&err))
+                    .map_err(Failure::from)
             })();
             codec.recycle(packed);
             let settings = read.or_throw(env)?;

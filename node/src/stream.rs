@@ -1,7 +1,7 @@
 //! `CitationStream`: an answer resolved as it streams in, through the library's
 //! `CitationStream`.
 
-use mentor_context::citations::{self, CitationEvent, Resolution};
+use mentor_context::citations::{self, CitationEvent, Resolution, StreamOutput};
 use napi::bindgen_prelude::{Env, Unknown};
 use napi::{JsValue, Result};
 use napi_derive::napi;
@@ -11,27 +11,45 @@ use crate::args;
 use crate::citations::KNOWN;
 use crate::codec::{Chunks, Codec};
 use crate::errors::{ErrorCode, Failure, OrThrow};
-use crate::offsets::Units;
-use crate::raw;
+use crate::js_value::to_js;
+use crate::offsets::{StreamedAnswer, Units};
 use crate::report;
-use crate::request::internal;
 
 /// The library's stream, `None` once finished. It owns what it reads against.
 type Live = Option<citations::CitationStream<'static>>;
 
-/// What `push` returns.
+/// What `push` returns, and `ResponseStream`'s `pushEvent` and `pushSse`.
 #[derive(Serialize)]
-struct Pushed<'a> {
+pub(crate) struct Pushed<'a> {
     text: &'a str,
     events: &'a [CitationEvent],
 }
 
-/// What `finish` returns.
+impl<'a> Pushed<'a> {
+    pub(crate) fn of(output: &'a StreamOutput) -> Pushed<'a> {
+        Pushed {
+            text: &output.text,
+            events: &output.events,
+        }
+    }
+}
+
+/// What `finish` returns, here and on a `ResponseStream`.
 #[derive(Serialize)]
-struct Finished<'a> {
+pub(crate) struct Finished<'a> {
     text: &'a str,
     events: &'a [CitationEvent],
     resolution: &'a Resolution,
+}
+
+impl<'a> Finished<'a> {
+    pub(crate) fn of(rest: &'a StreamOutput, resolution: &'a Resolution) -> Finished<'a> {
+        Finished {
+            text: &rest.text,
+            events: &rest.events,
+            resolution,
+        }
+    }
 }
 
 /// Resolves an answer that arrives in chunks, as from an LLM stream (the Vercel AI SDK's
@@ -47,9 +65,7 @@ struct Finished<'a> {
 pub struct CitationStream {
     stream: Live,
     /// The answer so far: offsets are counted in it.
-    answer: String,
-    /// Where the offsets' walk through `answer` is.
-    position: (usize, usize),
+    answer: StreamedAnswer,
     /// Half a character a chunk ended with, for the next.
     chunks: Chunks,
 }
@@ -70,8 +86,7 @@ impl CitationStream {
         let renumber = args::flag(&options, "renumber").or_throw(raw)?;
         Ok(CitationStream {
             stream: Some(resolver.renumber(renumber).stream()),
-            answer: String::new(),
-            position: (0, 0),
+            answer: StreamedAnswer::default(),
             chunks: Chunks::default(),
         })
     }
@@ -85,17 +100,8 @@ impl CitationStream {
         let Some(mut pushed) = pushed else {
             return Err(finished().into_napi(raw));
         };
-        self.answer.push_str(&chunk);
-        let mut units = Units::resume(&self.answer, self.position);
-        units.events(&mut pushed.events);
-        self.position = units.position();
-        self.build(
-            env,
-            &Pushed {
-                text: &pushed.text,
-                events: &pushed.events,
-            },
-        )
+        self.answer.push(&chunk, &mut pushed.events);
+        to_js(env, &Pushed::of(&pushed))
     }
 
     /// The answer is complete: returns the rest to show (an unfinished marker is text after
@@ -117,20 +123,11 @@ impl CitationStream {
         let Some((last, mut rest, mut resolution)) = finished_stream else {
             return Err(finished().into_napi(raw));
         };
-        self.answer.push_str(tail);
         rest.text.insert_str(0, &last.text);
         rest.events.splice(0..0, last.events);
-        let mut units = Units::resume(&self.answer, self.position);
-        units.events(&mut rest.events);
-        Units::new(&self.answer).resolution(&mut resolution);
-        self.build(
-            env,
-            &Finished {
-                text: &rest.text,
-                events: &rest.events,
-                resolution: &resolution,
-            },
-        )
+        self.answer.push(tail, &mut rest.events);
+        Units::new(self.answer.text()).resolution(&mut resolution);
+        to_js(env, &Finished::of(&rest, &resolution))
     }
 
     /// UTF-16 code units of the answer read but not yet shown: the start of a marker that
@@ -141,21 +138,7 @@ impl CitationStream {
             .stream
             .as_ref()
             .map_or(0, citations::CitationStream::held_back);
-        let tail = self
-            .answer
-            .get(self.answer.len().saturating_sub(bytes)..)
-            .unwrap_or_default();
-        u32::try_from(tail.encode_utf16().count()).unwrap_or(u32::MAX)
-    }
-
-    fn build<'env, T: Serialize>(&self, env: &'env Env, value: &T) -> Result<Unknown<'env>> {
-        let raw = env.raw();
-        let codec = Codec::get(raw)?;
-        let mut tape = codec.take_tape();
-        tape.write(value).map_err(internal).or_throw(raw)?;
-        let value = codec.unpack(raw, tape)?;
-        // SAFETY: a value of this call's handle scope.
-        Ok(unsafe { Unknown::from_raw_unchecked(raw::Env::clone(&raw), value) })
+        self.answer.units_of_last(bytes)
     }
 }
 

@@ -3,19 +3,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 
-import { Assembler, ErrorCode } from '../index.js'
-import { FIXTURES, cliError, cliFailure, load, runCli, tempFile, thrown } from './helpers.mjs'
-
-const CODES = new Set(Object.values(ErrorCode))
-
-/** `err` is an Error of one line with `code`, which is one of ErrorCode's. */
-function check (err, code) {
-  assert.ok(err instanceof Error, String(err))
-  assert.equal(err.code, code, err.message)
-  assert.ok(CODES.has(err.code), err.code)
-  assert.ok(err.message && !err.message.includes('\n'), err.message)
-  return err.message
-}
+import { Assembler } from '../index.js'
+import { FIXTURES, checkError, cliError, cliFailure, load, runCli, tempFile, thrown } from './helpers.mjs'
 
 // Each: the command's options, the same configuration, and the code of the kind.
 const BAD_CONFIGURATIONS = [
@@ -35,7 +24,7 @@ test('configuration errors carry the library\'s message, which the command print
     // Both name the setting as their caller spells it; the problem after it is the same, and
     // so is the code (where the command's parser, not the library, refused the flag, it
     // wraps the library's words in clap's).
-    const message = check(thrown(() => new Assembler(budget, options)), code)
+    const message = checkError(thrown(() => new Assembler(budget, options)), code)
     const [setting, problem] = [message.slice(0, message.indexOf(': ')), message.slice(message.indexOf(': ') + 2)]
     const command = cliFailure(args)
     assert.ok(command.message.endsWith(problem), `${command.message}\n${message}`)
@@ -46,11 +35,11 @@ test('configuration errors carry the library\'s message, which the command print
   }
   // Names the command's parser lists for itself (its message is clap's), in the library's
   // own words here.
-  assert.equal(check(thrown(() => new Assembler(100, { overflow: 'spill' })), 'UNKNOWN_NAME'),
+  assert.equal(checkError(thrown(() => new Assembler(100, { overflow: 'spill' })), 'UNKNOWN_NAME'),
     'overflow: unknown overflow policy `spill` (expected truncate, stop or skip)')
-  assert.match(check(thrown(() => new Assembler(100, { order: 'random' })), 'UNKNOWN_NAME'), /^order: unknown order `random`/)
+  assert.match(checkError(thrown(() => new Assembler(100, { order: 'random' })), 'UNKNOWN_NAME'), /^order: unknown order `random`/)
   const key = tempFile('short', 'short')
-  const message = check(thrown(() => new Assembler(100, { sealKey: 'short' })), 'SEAL_KEY_TOO_SHORT')
+  const message = checkError(thrown(() => new Assembler(100, { sealKey: 'short' })), 'SEAL_KEY_TOO_SHORT')
   assert.equal(cliError(['--seal-key-file', key]), message.replace(/^sealKey: /, '--seal-key-file: '))
 })
 
@@ -71,12 +60,12 @@ test('options the command refuses through its parser are refused in words', () =
     [[10, { budget: 20 }], /^budget: given twice/],
   ]) {
     const err = thrown(() => new Assembler(...options))
-    assert.match(check(err, err.code), message)
+    assert.match(checkError(err, err.code), message)
     assert.ok(['INVALID_SETTING', 'INVALID_ARGUMENT'].includes(err.code), err.code)
   }
-  assert.equal(check(thrown(() => new Assembler(10, { maxblocks: 3 })), 'UNKNOWN_SETTING'),
+  assert.equal(checkError(thrown(() => new Assembler(10, { maxblocks: 3 })), 'UNKNOWN_SETTING'),
     'unknown setting `maxblocks` (did you mean `maxBlocks`?)')
-  assert.match(check(thrown(() => new Assembler(10, 'xml')), 'INVALID_ARGUMENT'), /^options: expected an object, got a string$/)
+  assert.match(checkError(thrown(() => new Assembler(10, 'xml')), 'INVALID_ARGUMENT'), /^options: expected an object, got a string$/)
   assert.throws(() => new Assembler(100).withBudget(-1), { code: 'INVALID_ARGUMENT', message: /^budget: negative/ })
 })
 
@@ -97,7 +86,7 @@ test('a bad result is named by its index, with the problem the command names', (
   for (const [request, problem, where] of BAD_REQUESTS) {
     const path = tempFile('request.json', JSON.stringify(request))
     assert.ok(cliError(['--json'], path).includes(problem), problem)
-    const message = check(thrown(() => new Assembler(100).assemble(request)), 'INVALID_RESULT')
+    const message = checkError(thrown(() => new Assembler(100).assemble(request)), 'INVALID_RESULT')
     assert.ok(message.startsWith(`${where}: `), message)
     assert.ok(message.includes(problem), message)
   }
@@ -112,7 +101,7 @@ test('values JSON cannot carry are refused by name too, never a crash', () => {
     [{ content: 'a', score: 10n }, 'invalid type: bigint'],
     [{ content: 'a', score: 1, metadata: { k: { deeper: 'x' } } }, 'invalid type: map, expected a string'],
   ]) {
-    const message = check(thrown(() => new Assembler(100).assemble([{ content: 'ok', score: 1 }, result])), 'INVALID_RESULT')
+    const message = checkError(thrown(() => new Assembler(100).assemble([{ content: 'ok', score: 1 }, result])), 'INVALID_RESULT')
     assert.ok(message.startsWith('results[1]: '), message)
     assert.ok(message.includes(problem), message)
   }
@@ -139,7 +128,7 @@ test('what is not an array of results says what it is', () => {
     ['[]', 'a string'], [5, '5'], [undefined, 'undefined'], [null, 'null'], [() => 1, 'a function'], [{ content: 'a', score: 1 }, 'an object, a single result: wrap it in [ ]'], [{ text: 'a' }, 'an object'],
     [{ results: [{ content: 'a', score: 1 }] }, 'an object holding an array in `results`; pass the array itself'],
   ]) {
-    const message = check(thrown(() => new Assembler(100).assemble(value)), 'INVALID_RESULT')
+    const message = checkError(thrown(() => new Assembler(100).assemble(value)), 'INVALID_RESULT')
     assert.equal(message, `results: expected an array of results, got ${found}`)
   }
 })
@@ -147,7 +136,7 @@ test('what is not an array of results says what it is', () => {
 test('strict refuses an unknown property as the command\'s --strict does', () => {
   const fixture = `${FIXTURES}/dotnet/unknown-properties.json`
   const command = cliError(['--strict'], fixture)
-  const message = check(thrown(() => new Assembler(400, { strict: true }).assemble(load(fixture))), 'INVALID_RESULT')
+  const message = checkError(thrown(() => new Assembler(400, { strict: true }).assemble(load(fixture))), 'INVALID_RESULT')
   const problem = message.split(': ').slice(1).join(': ')
   assert.ok(problem.startsWith('unknown property'), problem)
   assert.ok(command.endsWith(problem), `${command}\n${problem}`)

@@ -4,18 +4,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 
 import { Assembler } from '../index.js'
-import { FIXTURES, load } from './helpers.mjs'
-
-/** A request of about 10 MB: 5,000 results of 2 KB, each its own text. */
-function tenMegabytes () {
-  const words = 'the plan costs twelve euros a month per seat and storage is shared '.repeat(31)
-  return Array.from({ length: 5000 }, (_, n) => ({
-    content: `${n} ${words}`.slice(0, 2000),
-    score: (n % 997) / 997,
-    sourceUrl: `https://docs.example/${n}`,
-    title: `Page ${n}`,
-  }))
-}
+import { FIXTURES, load, tenMegabytes } from './helpers.mjs'
 
 test('a timer set before a 10 MB assembleAsync fires before it completes', async () => {
   const request = tenMegabytes()

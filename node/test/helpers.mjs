@@ -1,13 +1,17 @@
 // Shared by the tests: the repository's paths, its fixtures, and the `mentor-context`
-// command built from this checkout, which every report and error is compared with.
+// command built from this checkout, which every report and error is compared with; and the
+// checks several tests make (an error and its code, a value's keys against index.d.ts).
 //
 // The command is MENTOR_CONTEXT_BIN if set, else target/debug or target/release of the
 // checkout (`cargo build -p mentor-context-cli`).
+import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+
+import { ErrorCode } from '../index.js'
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const FIXTURES = join(ROOT, 'fixtures')
@@ -80,4 +84,48 @@ export function thrown (fn) {
     return err
   }
   throw new Error('expected an error')
+}
+
+/** A request of about 10 MB: 5,000 results of 2 KB, each its own text (the event-loop test
+ * and benches/plain.mjs). */
+export function tenMegabytes () {
+  const words = 'the plan costs twelve euros a month per seat and storage is shared '.repeat(31)
+  return Array.from({ length: 5000 }, (_, n) => ({
+    content: `${n} ${words}`.slice(0, 2000),
+    score: (n % 997) / 997,
+    sourceUrl: `https://docs.example/${n}`,
+    title: `Page ${n}`,
+  }))
+}
+
+const CODES = new Set(Object.values(ErrorCode))
+
+/** `err` is an Error of one line with `code`, one of ErrorCode's; returns its message. */
+export function checkError (err, code) {
+  assert.ok(err instanceof Error, String(err))
+  assert.equal(err.code, code, err.message)
+  assert.ok(CODES.has(err.code), err.code)
+  assert.ok(err.message && !err.message.includes('\n'), err.message)
+  return err.message
+}
+
+const DTS = readFileSync(new URL('../index.d.ts', import.meta.url), 'utf8')
+
+/** The fields of `interface name` in index.d.ts: name and whether it is optional. */
+export function interfaceFields (name) {
+  const body = DTS.match(new RegExp(`export interface ${name} \\{([^}]*)\\}`))
+  assert.ok(body, `no interface ${name}`)
+  return body[1].split('\n').map((line) => line.trim()).filter((line) => /^\w+\??:/.test(line))
+    .map((line) => [line.match(/^\w+/)[0], line.includes('?:')])
+}
+
+/** `value`'s keys are those of `interface name` in index.d.ts: every required one, and none
+ * it does not declare. */
+export function matches (name, value) {
+  const declared = interfaceFields(name)
+  const keys = Object.keys(value)
+  for (const [key, optional] of declared) {
+    if (!optional) assert.ok(keys.includes(key), `${name}.${key} is missing`)
+  }
+  for (const key of keys) assert.ok(declared.some(([d]) => d === key), `${name} does not declare ${key}`)
 }

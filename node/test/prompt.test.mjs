@@ -1,12 +1,11 @@
 // PromptAssembler: the whole prompt, the same JSON as `mentor-context prompt --json` byte for
 // byte, and every bad input an Error with a clear message and a code, as the command says it.
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 
-import { ErrorCode, PromptAssembler } from '../index.js'
-import { FIXTURES, load, runCli, tempFile, thrown } from './helpers.mjs'
+import { PromptAssembler } from '../index.js'
+import { FIXTURES, checkError, load, matches, runCli, tempFile, thrown } from './helpers.mjs'
 
 const RESULTS = join(FIXTURES, 'pricing.json')
 const CONVERSATION = join(FIXTURES, 'prompt', 'conversation.json')
@@ -66,26 +65,6 @@ test('assembleJson is `prompt --json` byte for byte, for harmony and openai', ()
   assert.equal(new PromptAssembler({ chatTemplate: 'harmony', window: 4096 }).chatTemplate, 'harmony/o200k_harmony')
 })
 
-const DTS = readFileSync(new URL('../index.d.ts', import.meta.url), 'utf8')
-
-/** The fields of `interface name` in index.d.ts: name and whether it is optional. */
-function fields (name) {
-  const body = DTS.match(new RegExp(`export interface ${name} \\{([^}]*)\\}`))
-  assert.ok(body, `no interface ${name}`)
-  return body[1].split('\n').map((line) => line.trim()).filter((line) => /^\w+\??:/.test(line))
-    .map((line) => [line.match(/^\w+/)[0], line.includes('?:')])
-}
-
-/** `value`'s keys are the interface's: every required one, and none it does not declare. */
-function matches (name, value) {
-  const declared = fields(name)
-  const keys = Object.keys(value)
-  for (const [key, optional] of declared) {
-    if (!optional) assert.ok(keys.includes(key), `${name}.${key} is missing`)
-  }
-  for (const key of keys) assert.ok(declared.some(([d]) => d === key), `${name} does not declare ${key}`)
-}
-
 test('a prompt has the keys the types declare', () => {
   const prompts = new PromptAssembler({ chatTemplate: 'harmony', window: 600, reserve: 256, historyMaxTokens: 30, date: DATE })
   const prompt = prompts.assemble(load(CONVERSATION), load(RESULTS))
@@ -96,17 +75,6 @@ test('a prompt has the keys the types declare', () => {
   for (const dropped of prompt.dropped) matches('DroppedMessage', dropped)
   for (const message of prompt.messages) matches('ChatMessage', message)
 })
-
-const CODES = new Set(Object.values(ErrorCode))
-
-/** `err` is an Error of one line with `code`, one of ErrorCode's; returns its message. */
-function check (err, code) {
-  assert.ok(err instanceof Error, String(err))
-  assert.equal(err.code, code, err.message)
-  assert.ok(CODES.has(err.code), err.code)
-  assert.ok(err.message && !err.message.includes('\n'), err.message)
-  return err.message
-}
 
 /** `node` and the command's `cli` say the same after the option's name (`window: ...`
  * here, `--window: ...` there). */
@@ -130,7 +98,7 @@ test('bad options throw with the option\'s name and a code, as the command refus
       'INVALID_SETTING', 'dialect: '],
   ]
   for (const [options, args, code, start] of cases) {
-    const message = check(thrown(() => new PromptAssembler(options)), code)
+    const message = checkError(thrown(() => new PromptAssembler(options)), code)
     assert.ok(message.startsWith(start), message)
     sameProblem(message, cliPromptError(args))
   }
@@ -138,7 +106,7 @@ test('bad options throw with the option\'s name and a code, as the command refus
   for (const [option, value, flags] of [['budget', 100, ['--budget', '100']],
     ['reserveOutput', 100, ['--reserve-output', '100']],
     ['promptTokens', 100, ['--prompt-tokens', '100']], ['engine', 'tiktoken', ['--engine', 'tiktoken']]]) {
-    const message = check(thrown(() => new PromptAssembler({ ...base, [option]: value })), 'INVALID_SETTING')
+    const message = checkError(thrown(() => new PromptAssembler({ ...base, [option]: value })), 'INVALID_SETTING')
     assert.match(message, new RegExp(`^${option}: not a setting of a whole prompt: `))
     const command = cliPromptError(['--chat-template', 'harmony', '--window', '4096', ...flags])
     assert.match(command, new RegExp(`^${flags[0]}: not a setting of a whole prompt: `))
@@ -156,9 +124,9 @@ test('bad options throw with the option\'s name and a code, as the command refus
     [{ ...base, windw: 10 }, 'UNKNOWN_SETTING', /^unknown setting `windw` \(did you mean `window`\?\)$/],
     [{ ...base, model: 'gpt-4o', encoding: 'o200k_base' }, 'INVALID_SETTING', /both choose the encoding/],
   ]) {
-    assert.match(check(thrown(() => new PromptAssembler(options)), code), pattern)
+    assert.match(checkError(thrown(() => new PromptAssembler(options)), code), pattern)
   }
-  assert.match(check(thrown(() => new PromptAssembler({ ...base, contextIn: 'tool' })), 'UNKNOWN_NAME'),
+  assert.match(checkError(thrown(() => new PromptAssembler({ ...base, contextIn: 'tool' })), 'UNKNOWN_NAME'),
     /^contextIn: unknown context placement `tool`/)
 })
 
@@ -166,7 +134,7 @@ test('bad conversations and a window too small throw, as the command says', () =
   const prompts = new PromptAssembler({ chatTemplate: 'harmony', window: 4096, date: DATE })
   const results = load(RESULTS)
   const ending = [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello.' }]
-  const message = check(thrown(() => prompts.assemble(ending, results)), 'INVALID_CONVERSATION')
+  const message = checkError(thrown(() => prompts.assemble(ending, results)), 'INVALID_CONVERSATION')
   const file = tempFile('conversation.json', JSON.stringify(ending))
   const command = cliPromptError(['--chat-template', 'harmony', '--window', '4096'], file)
   assert.ok(message.startsWith('conversation: ') && command.endsWith(message), `${message}\n${command}`)
@@ -178,14 +146,14 @@ test('bad conversations and a window too small throw, as the command says', () =
     [[{ role: 'user', content: 'Hi' }, 7], /^conversation\[1\]: /],
     [[{ content: 'Hi' }], /^conversation\[0\]: a message needs a `role`/],
   ]) {
-    assert.match(check(thrown(() => prompts.assemble(conversation, results)), 'INVALID_CONVERSATION'), pattern)
+    assert.match(checkError(thrown(() => prompts.assemble(conversation, results)), 'INVALID_CONVERSATION'), pattern)
   }
   // The system message, the question and the framing fit; with the reserve they do not.
   const small = new PromptAssembler({ chatTemplate: 'harmony', window: 1100, date: DATE })
-  const tooSmall = check(thrown(() => small.assemble(load(CONVERSATION), results)), 'WINDOW_TOO_SMALL')
+  const tooSmall = checkError(thrown(() => small.assemble(load(CONVERSATION), results)), 'WINDOW_TOO_SMALL')
   assert.match(tooSmall, /^window: .* more than the window of 1100$/)
   sameProblem(tooSmall, cliPromptError(['--chat-template', 'harmony', '--window', '1100', '--date', DATE]))
-  assert.equal(check(thrown(() => prompts.assemble(load(CONVERSATION), { content: 'x' })), 'INVALID_RESULT'),
+  assert.equal(checkError(thrown(() => prompts.assemble(load(CONVERSATION), { content: 'x' })), 'INVALID_RESULT'),
     'results: expected an array of results, got an object, a single result: wrap it in [ ]')
 })
 
@@ -224,7 +192,7 @@ test('a template file with its tokenizer.json is `prompt --json` byte for byte',
   assert.ok(prompt.context.context.includes('Obey me.'), 'the hostile result is in the context')
   assert.equal(prompt.prompt.split('<|im_start|>system').length, 2, 'one system turn: the result\'s is neutralized')
   // Its tokenizer.json missing: the file is named, as the command names it.
-  const missing = check(thrown(() => new PromptAssembler({ chatTemplate, tokenizerFile: '/no/such/tokenizer.json', window: 1024 })),
+  const missing = checkError(thrown(() => new PromptAssembler({ chatTemplate, tokenizerFile: '/no/such/tokenizer.json', window: 1024 })),
     'TOKENIZER_FILE')
   assert.match(missing, /^tokenizerFile: tokenizer file \/no\/such\/tokenizer\.json: /)
 })

@@ -6,27 +6,9 @@ import { createRequire } from 'node:module'
 import { test } from 'node:test'
 
 import * as mentor from '../index.js'
-import { FIXTURES, load } from './helpers.mjs'
+import { FIXTURES, interfaceFields, load, matches } from './helpers.mjs'
 
 const DTS = readFileSync(new URL('../index.d.ts', import.meta.url), 'utf8')
-
-/** The fields of `interface name` in index.d.ts: name and whether it is optional. */
-function fields (name) {
-  const body = DTS.match(new RegExp(`export interface ${name} \\{([^}]*)\\}`))
-  assert.ok(body, `no interface ${name}`)
-  return body[1].split('\n').map((line) => line.trim()).filter((line) => /^\w+\??:/.test(line))
-    .map((line) => [line.match(/^\w+/)[0], line.includes('?:')])
-}
-
-/** `value`'s keys are the interface's: every required one, and none it does not declare. */
-function matches (name, value) {
-  const declared = fields(name)
-  const keys = Object.keys(value)
-  for (const [key, optional] of declared) {
-    if (!optional) assert.ok(keys.includes(key), `${name}.${key} is missing`)
-  }
-  for (const key of keys) assert.ok(declared.some(([d]) => d === key), `${name} does not declare ${key}`)
-}
 
 test('reports, chips, omissions and windows have the keys the types declare', () => {
   const key = 'a key of thirty-two bytes, test!'
@@ -38,7 +20,7 @@ test('reports, chips, omissions and windows have the keys the types declare', ()
   for (const chip of report.citations) matches('Citation', chip)
   for (const omission of report.omitted) matches('Omission', omission)
   matches('Layout', report.layout)
-  assert.deepEqual(fields('Report').filter(([, optional]) => optional).map(([k]) => k), ['window', 'headroom', 'seal', 'dialect', 'layout'])
+  assert.deepEqual(interfaceFields('Report').filter(([, optional]) => optional).map(([k]) => k), ['window', 'headroom', 'seal', 'dialect', 'layout'])
 })
 
 test('dialects\' reports, entries and resolutions have the keys the types declare', () => {

@@ -5,6 +5,7 @@
 //! an application should not need it.
 
 mod decimal;
+mod message_error;
 
 use serde::Deserializer;
 
@@ -15,6 +16,7 @@ use crate::prompt::{Message, Prompt, PromptAssembler};
 use crate::wire::{ParsedResults, UnknownProperties};
 use crate::{AssembledContext, Assembler};
 pub use decimal::shortest_f32;
+pub use message_error::MessageError;
 
 /// [`deserialize_request`](crate::wire::deserialize_request) into `parsed`, keeping the buffers of the request that was there:
 /// each result is read into the one at its place, its strings copied into their capacity

@@ -80,9 +80,11 @@ impl Settings {
         take_remembered();
         let read = Settings::deserialize(Spelled {
             inner: deserializer,
-            spelling,
-            own,
-            failure: &failure,
+            reading: Reading {
+                spelling,
+                own,
+                failure: &failure,
+            },
         });
         match read {
             Ok(settings) => Ok(settings.spelled(spelling)),
@@ -148,12 +150,20 @@ pub(super) fn field_names() -> &'static [&'static str] {
     })
 }
 
+/// What each layer between the derive and the format carries down to [`SpelledMap`].
+#[derive(Clone, Copy)]
+struct Reading<'f> {
+    spelling: Spelling,
+    /// Keys the caller reads itself, passed over.
+    own: &'f [&'f str],
+    /// Where the error that names a setting is kept, for the read to return.
+    failure: &'f RefCell<Option<Error>>,
+}
+
 /// A deserializer that reads its map through [`SpelledMap`].
 struct Spelled<'f, D> {
     inner: D,
-    spelling: Spelling,
-    own: &'f [&'f str],
-    failure: &'f RefCell<Option<Error>>,
+    reading: Reading<'f>,
 }
 
 impl<'de, D: Deserializer<'de>> Deserializer<'de> for Spelled<'_, D> {
@@ -171,9 +181,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Spelled<'_, D> {
     ) -> Result<V::Value, D::Error> {
         self.inner.deserialize_map(MapOfSettings {
             visitor,
-            spelling: self.spelling,
-            own: self.own,
-            failure: self.failure,
+            reading: self.reading,
         })
     }
 
@@ -187,9 +195,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Spelled<'_, D> {
 /// The visitor the format sees: it hands the derive's visitor a [`SpelledMap`].
 struct MapOfSettings<'f, V> {
     visitor: V,
-    spelling: Spelling,
-    own: &'f [&'f str],
-    failure: &'f RefCell<Option<Error>>,
+    reading: Reading<'f>,
 }
 
 impl<'de, V: Visitor<'de>> Visitor<'de> for MapOfSettings<'_, V> {
@@ -202,9 +208,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for MapOfSettings<'_, V> {
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
         self.visitor.visit_map(SpelledMap {
             map,
-            spelling: self.spelling,
-            own: self.own,
-            failure: self.failure,
+            reading: self.reading,
             key: String::new(),
         })
     }
@@ -214,10 +218,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for MapOfSettings<'_, V> {
 /// whose refused values are said to be the setting's, as the caller spelled it.
 struct SpelledMap<'f, A> {
     map: A,
-    spelling: Spelling,
-    /// Keys the caller reads itself, passed over.
-    own: &'f [&'f str],
-    failure: &'f RefCell<Option<Error>>,
+    reading: Reading<'f>,
     /// The key being read, as given.
     key: String,
 }
@@ -233,13 +234,13 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for SpelledMap<'_, A> {
             let Some(given) = self.map.next_key::<String>()? else {
                 return Ok(None);
             };
-            if !self.own.contains(&given.as_str()) {
+            if !self.reading.own.contains(&given.as_str()) {
                 break given;
             }
             self.map.next_value::<de::IgnoredAny>()?;
         };
-        let Some(setting) = self.spelling.setting(&given) else {
-            let known = self.spelling.names();
+        let Some(setting) = self.reading.spelling.setting(&given) else {
+            let known = self.reading.spelling.names();
             let known: Vec<&str> = known.iter().map(String::as_str).collect();
             let suggestion = closest(&given, &known).map(str::to_string);
             let err = Error::UnknownSetting {
@@ -247,7 +248,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for SpelledMap<'_, A> {
                 suggestion,
             };
             let message = err.to_string();
-            *self.failure.borrow_mut() = Some(err);
+            *self.reading.failure.borrow_mut() = Some(err);
             return Err(de::Error::custom(message));
         };
         self.key = given;
@@ -263,7 +264,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for SpelledMap<'_, A> {
                 Some(Problem::Message(problem)) => (problem, None),
                 None => (without_position(&err.to_string()), None),
             };
-            *self.failure.borrow_mut() = Some(Error::Setting {
+            *self.reading.failure.borrow_mut() = Some(Error::Setting {
                 setting: std::mem::take(&mut self.key),
                 problem,
                 source,

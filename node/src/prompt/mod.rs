@@ -41,10 +41,7 @@ impl PromptAssembler {
         let raw = env.raw();
         let codec = Codec::get(raw)?;
         let settings = settings::read(raw, codec, options.map(|o| o.raw()), &[])?;
-        let prompts = settings
-            .prompt_assembler()
-            .map_err(|err| Failure::library(&err))
-            .or_throw(raw)?;
+        let prompts = settings.prompt_assembler().or_throw(raw)?;
         Ok(PromptAssembler {
             prompts,
             strict: settings.strict,

@@ -24,68 +24,79 @@ fn utf16_len(env: Env, value: Value) -> Result<usize> {
 /// Appends the string `value` to `into` as UTF-16 code units: a plain copy (see
 /// `codec/utf16.rs` for why not UTF-8).
 pub(crate) fn read_utf16(env: Env, value: Value, into: &mut Vec<u16>) -> Result<()> {
-    let units = utf16_len(env, value)?;
-    // With room for the NUL N-API writes after the string.
-    into.reserve(units + 1);
-    let spare = into.spare_capacity_mut();
-    let mut written = 0;
-    check(
-        // SAFETY: N-API writes at most `spare.len()` code units, the NUL among them, into the
-        // spare capacity `spare` points at; `written` is a local it writes.
-        unsafe {
-            sys::napi_get_value_string_utf16(
-                env,
-                value,
-                spare.as_mut_ptr().cast(),
-                spare.len(),
-                &mut written,
-            )
-        },
-        "napi_get_value_string_utf16",
-    )?;
-    // SAFETY: N-API wrote `written` code units (and a NUL after them) into the spare capacity.
-    unsafe { into.set_len(into.len() + written.min(units)) };
-    Ok(())
+    // SAFETY: N-API writes at most `room` code units, the NUL among them, at `spare`, and
+    // their count (the NUL left out) into `written`.
+    unsafe {
+        read_string(
+            env,
+            value,
+            into,
+            "napi_get_value_string_utf16",
+            |spare, room, written| {
+                sys::napi_get_value_string_utf16(env, value, spare, room, written)
+            },
+        )
+    }
 }
 
 /// Appends the string `value` to `into` as Latin-1, one byte per code unit: a plain copy,
 /// for a string whose every character is below U+0100 (V8 keeps such a string so; a
 /// character above would be cut to its low byte).
 pub(crate) fn read_latin1(env: Env, value: Value, into: &mut Vec<u8>) -> Result<()> {
+    // SAFETY: N-API writes at most `room` bytes, the NUL among them, at `spare`, and their
+    // count (the NUL left out) into `written`.
+    unsafe {
+        read_string(
+            env,
+            value,
+            into,
+            "napi_get_value_string_latin1",
+            |spare, room, written| {
+                sys::napi_get_value_string_latin1(env, value, spare.cast(), room, written)
+            },
+        )
+    }
+}
+
+/// Appends the string `value` to `into`, one element per UTF-16 code unit, as `copy` (the
+/// N-API call `what`) copies it into spare room at the end of `into`.
+///
+/// # Safety
+///
+/// `copy(spare, room, written)` must write at most `room` elements at `spare`, and the count
+/// of those it wrote (leaving out a NUL after them) into `written`.
+unsafe fn read_string<T>(
+    env: Env,
+    value: Value,
+    into: &mut Vec<T>,
+    what: &str,
+    copy: impl FnOnce(*mut T, usize, &mut usize) -> sys::napi_status,
+) -> Result<()> {
     let units = utf16_len(env, value)?;
     // With room for the NUL N-API writes after the string.
     into.reserve(units + 1);
     let spare = into.spare_capacity_mut();
     let mut written = 0;
     check(
-        // SAFETY: N-API writes at most `spare.len()` bytes, the NUL among them, into the spare
-        // capacity `spare` points at; `written` is a local it writes.
-        unsafe {
-            sys::napi_get_value_string_latin1(
-                env,
-                value,
-                spare.as_mut_ptr().cast(),
-                spare.len(),
-                &mut written,
-            )
-        },
-        "napi_get_value_string_latin1",
+        copy(spare.as_mut_ptr().cast(), spare.len(), &mut written),
+        what,
     )?;
-    // SAFETY: N-API wrote `written` bytes (and a NUL after them) into the spare capacity.
+    // SAFETY: `copy` wrote `written` elements (and a NUL after them) into the spare capacity.
     unsafe { into.set_len(into.len() + written.min(units)) };
     Ok(())
 }
 
-/// Copies the first `count` numbers of the Float64Array `value` into `into`.
-pub(crate) fn read_f64s(env: Env, value: Value, count: usize, into: &mut Vec<f64>) -> Result<()> {
+/// A typed array's kind, length (in elements) and data, for `value` of this scope (one that
+/// is not a typed array is refused with a status).
+fn typed_array(env: Env, value: Value) -> Result<(sys::napi_typedarray_type, usize, *mut c_void)> {
     let mut kind = 0;
     let mut length = 0;
     let mut data: *mut c_void = ptr::null_mut();
     let mut buffer = ptr::null_mut();
     let mut offset = 0;
     check(
-        // SAFETY: `value` is a value of this scope (one that is not a typed array is refused
-        // with a status), and the five outputs are locals the call writes.
+        // SAFETY: `value` is a value of this scope, and the five outputs are locals the call
+        // writes.
         unsafe {
             sys::napi_get_typedarray_info(
                 env,
@@ -99,6 +110,12 @@ pub(crate) fn read_f64s(env: Env, value: Value, count: usize, into: &mut Vec<f64
         },
         "napi_get_typedarray_info",
     )?;
+    Ok((kind, length, data))
+}
+
+/// Copies the first `count` numbers of the Float64Array `value` into `into`.
+pub(crate) fn read_f64s(env: Env, value: Value, count: usize, into: &mut Vec<f64>) -> Result<()> {
+    let (kind, length, data) = typed_array(env, value)?;
     if kind != sys::TypedarrayType::float64_array || length < count || data.is_null() {
         return Err(Error::new(
             Status::InvalidArg,
@@ -124,27 +141,7 @@ pub(crate) fn bytes(env: Env, value: Value) -> Result<Option<Vec<u8>>> {
     if !is_typed {
         return Ok(None);
     }
-    let mut kind = 0;
-    let mut length = 0;
-    let mut data: *mut c_void = ptr::null_mut();
-    let mut buffer = ptr::null_mut();
-    let mut offset = 0;
-    check(
-        // SAFETY: `value` is a value of this scope (one that is not a typed array is refused
-        // with a status), and the five outputs are locals the call writes.
-        unsafe {
-            sys::napi_get_typedarray_info(
-                env,
-                value,
-                &mut kind,
-                &mut length,
-                &mut data,
-                &mut buffer,
-                &mut offset,
-            )
-        },
-        "napi_get_typedarray_info",
-    )?;
+    let (kind, length, data) = typed_array(env, value)?;
     if kind != sys::TypedarrayType::uint8_array {
         return Ok(None);
     }

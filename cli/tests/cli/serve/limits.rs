@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 use std::time::Duration;
 
 use super::super::{TempFile, run};
@@ -38,13 +38,21 @@ fn finish(mut stream: TcpStream, body: &str) -> String {
     answer
 }
 
+/// The service stopped (with `status`) as SIGTERM should stop it: exit 0, saying so.
+fn assert_stopped_cleanly(service: &Service, status: ExitStatus) {
+    assert_eq!(status.code(), Some(0));
+    let log: Vec<String> = service.log.try_iter().collect();
+    assert!(
+        log.iter()
+            .any(|line| line.contains("every request in flight was answered")),
+        "{log:#?}"
+    );
+}
+
 #[test]
 fn a_full_service_answers_503_at_once_and_sigterm_answers_what_is_in_flight() {
-    let config = TempFile::new(
-        "serve.toml",
-        b"[server]\nconcurrency = 1\n\n[profiles.default]\nbudget = 300\n",
-    );
-    let service = Service::start(&["--config", config.path()]);
+    let service =
+        Service::configured(b"[server]\nconcurrency = 1\n\n[profiles.default]\nbudget = 300\n");
     let body = std::fs::read_to_string(fixture("pricing.json")).unwrap();
     let held = half_sent(&service, &body);
     // Wait until the held request is in flight: the next one then finds the service full.
@@ -75,22 +83,14 @@ fn a_full_service_answers_503_at_once_and_sigterm_answers_what_is_in_flight() {
     assert!(answer.ends_with(&expected), "{answer}");
     let mut service = service;
     let status = service.child.wait().unwrap();
-    assert_eq!(status.code(), Some(0));
-    let log: Vec<String> = service.log.try_iter().collect();
-    assert!(
-        log.iter()
-            .any(|line| line.contains("every request in flight was answered")),
-        "{log:#?}"
-    );
+    assert_stopped_cleanly(&service, status);
 }
 
 #[test]
 fn a_request_past_the_timeout_is_503() {
-    let config = TempFile::new(
-        "serve.toml",
+    let service = Service::configured(
         b"[server]\ntimeout_seconds = 0.05\n\n[profiles.default]\nbudget = 300\n",
     );
-    let service = Service::start(&["--config", config.path()]);
     let body = std::fs::read_to_string(fixture("pricing.json")).unwrap();
     let held = half_sent(&service, &body);
     std::thread::sleep(Duration::from_millis(300));
@@ -101,11 +101,9 @@ fn a_request_past_the_timeout_is_503() {
 
 #[test]
 fn sigterm_does_not_wait_for_a_client_that_never_finishes_its_head() {
-    let config = TempFile::new(
-        "serve.toml",
+    let mut service = Service::configured(
         b"[server]\nheader_timeout_seconds = 0.5\n\n[profiles.default]\nbudget = 300\n",
     );
-    let mut service = Service::start(&["--config", config.path()]);
     let mut stalled = TcpStream::connect(&service.address).unwrap();
     stalled
         .write_all(b"POST /v1/default/assemble HTTP/1.1\r\nHost: x\r\n")
@@ -123,13 +121,7 @@ fn sigterm_does_not_wait_for_a_client_that_never_finishes_its_head() {
         );
         std::thread::sleep(Duration::from_millis(50));
     };
-    assert_eq!(status.code(), Some(0));
-    let log: Vec<String> = service.log.try_iter().collect();
-    assert!(
-        log.iter()
-            .any(|line| line.contains("every request in flight was answered")),
-        "{log:#?}"
-    );
+    assert_stopped_cleanly(&service, status);
 }
 
 #[test]

@@ -15,6 +15,8 @@ pub(super) struct Service {
     pub(super) address: String,
     /// Its standard error after the first line, read as the service goes.
     pub(super) log: std::sync::mpsc::Receiver<String>,
+    /// The configuration file it was started with, kept as long as it runs.
+    config: Option<TempFile>,
 }
 
 impl Service {
@@ -46,7 +48,16 @@ impl Service {
             child,
             address,
             log,
+            config: None,
         }
+    }
+
+    /// Starts the service with the configuration file `toml`.
+    pub(super) fn configured(toml: &[u8]) -> Service {
+        let config = TempFile::new("serve.toml", toml);
+        let mut service = Service::start(&["--config", config.path()]);
+        service.config = Some(config);
+        service
     }
 
     pub(super) fn url(&self, path: &str) -> String {
@@ -187,15 +198,13 @@ fn reports_are_the_command_s_byte_for_byte() {
 #[test]
 fn a_sealed_profile_continues_its_own_reports_and_refuses_others() {
     let key = TempFile::new("key", b"a key of thirty-two bytes, test!");
-    let config = TempFile::new(
-        "serve.toml",
+    let service = Service::configured(
         format!(
             "[profiles.chat]\nbudget = 2000\nseal_key_file = \"{}\"\n\n[profiles.open]\nbudget = 2000\n",
             key.path()
         )
         .as_bytes(),
     );
-    let service = Service::start(&["--config", config.path()]);
     let turn = |n: usize| fixture(&format!("conversation/turn-{n}.json"));
     let first = post_file(&service.url("/v1/chat/assemble"), &turn(1));
     assert_eq!(first.status, 200, "{first:#?}");
@@ -258,31 +267,28 @@ fn cite_and_prompt_are_the_command_s_byte_for_byte() {
     ]);
     assert_eq!((cited.status, cited.body), (200, command.stdout));
 
-    let harmony = Service::start(&[
+    // The same settings for the service and the command.
+    let harmony_settings = [
         "--window",
         "8192",
         "--chat-template",
         "harmony",
         "--date",
         "2026-12-04",
-    ]);
+    ];
+    let harmony = Service::start(&harmony_settings);
     let conversation = std::fs::read_to_string(fixture("prompt/conversation.json")).unwrap();
     let results = std::fs::read_to_string(fixture("pricing.json")).unwrap();
     let body = format!("{{\"conversation\": {conversation}, \"results\": {results}}}");
     let prompt = post(&harmony.url("/v1/default/prompt"), &body);
+    let conversation_file = fixture("prompt/conversation.json");
+    let results_file = fixture("pricing.json");
     let command = run(&[
-        "prompt",
-        "--json",
-        "--window",
-        "8192",
-        "--chat-template",
-        "harmony",
-        "--date",
-        "2026-12-04",
-        "--conversation",
-        &fixture("prompt/conversation.json"),
-        &fixture("pricing.json"),
-    ]);
+        &["prompt", "--json"][..],
+        &harmony_settings,
+        &["--conversation", &conversation_file, &results_file],
+    ]
+    .concat());
     assert_eq!((prompt.status, prompt.body), (200, command.stdout));
     // Each profile has the endpoint that fits it.
     post(&harmony.url("/v1/default/assemble"), &results).problem(404, "NOT_FOUND");
@@ -291,11 +297,9 @@ fn cite_and_prompt_are_the_command_s_byte_for_byte() {
 
 #[test]
 fn every_error_is_a_problem_document_with_its_status() {
-    let config = TempFile::new(
-        "serve.toml",
+    let service = Service::configured(
         b"[server]\nbody_limit = 4096\n\n[profiles.small]\nbudget = 300\nstrict = true\n",
     );
-    let service = Service::start(&["--config", config.path()]);
     let assemble = service.url("/v1/small/assemble");
     let bad = post(&assemble, "[{\"content\": \"x\", \"score\": 1,}]").problem(400, "INVALID_JSON");
     assert_eq!(bad["detail"], "results: line 1, column 30: trailing comma");

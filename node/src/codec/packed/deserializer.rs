@@ -56,22 +56,7 @@ impl<'de> Deserializer<'de> for &mut Reader<'de> {
                 self.depth -= 1;
                 Ok(value)
             }
-            tag::OBJECT => {
-                let left = self.count()?;
-                self.depth += 1;
-                let mut entries = Entries {
-                    reader: &mut *self,
-                    left,
-                };
-                let value = visitor.visit_map(&mut entries)?;
-                for _ in 0..entries.left {
-                    let units = self.key_units()?;
-                    self.step(units)?;
-                    self.skip()?;
-                }
-                self.depth -= 1;
-                Ok(value)
-            }
+            tag::OBJECT => self.visit_entries(|entries| visitor.visit_map(entries)),
             tag::UNSUPPORTED => {
                 let what = match self.next()? {
                     unsupported::BIGINT => "bigint",
@@ -117,20 +102,9 @@ impl<'de> Deserializer<'de> for &mut Reader<'de> {
             }
             Some(&tag::OBJECT) => {
                 self.pos += 1;
-                let left = self.count()?;
-                self.depth += 1;
-                let mut entries = Entries {
-                    reader: &mut *self,
-                    left,
-                };
-                let value = visitor.visit_enum(MapAccessDeserializer::new(&mut entries))?;
-                for _ in 0..entries.left {
-                    let units = self.key_units()?;
-                    self.step(units)?;
-                    self.skip()?;
-                }
-                self.depth -= 1;
-                Ok(value)
+                self.visit_entries(|entries| {
+                    visitor.visit_enum(MapAccessDeserializer::new(entries))
+                })
             }
             _ => self.deserialize_any(visitor),
         }
@@ -144,6 +118,30 @@ impl<'de> Deserializer<'de> for &mut Reader<'de> {
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
         unit unit_struct newtype_struct seq tuple tuple_struct map struct identifier
+    }
+}
+
+impl<'de> Reader<'de> {
+    /// Hands the entries of the object whose count is next to `visit`, then steps over those
+    /// it did not read.
+    fn visit_entries<T>(
+        &mut self,
+        visit: impl FnOnce(&mut Entries<'_, 'de>) -> Result<T, DeError>,
+    ) -> Result<T, DeError> {
+        let left = self.count()?;
+        self.depth += 1;
+        let mut entries = Entries {
+            reader: &mut *self,
+            left,
+        };
+        let value = visit(&mut entries)?;
+        for _ in 0..entries.left {
+            let units = self.key_units()?;
+            self.step(units)?;
+            self.skip()?;
+        }
+        self.depth -= 1;
+        Ok(value)
     }
 }
 

@@ -6,12 +6,13 @@
 //! would write them and serde_json read them back: a whole number as an integer, any other
 //! as a float, and NaN or an infinity as the float it is, for the library to name.
 
-use std::fmt;
-
 use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
-use serde::de::{self, DeserializeSeed, Visitor};
+use serde::de::{DeserializeSeed, Visitor};
 
 use super::{tag, unsupported};
+
+/// Why a packed value could not be read: a message in serde's words.
+pub(crate) use mentor_context::machinery::MessageError as DeError;
 
 /// A value as `codec.js` packed it: the text of its keys and strings, and its tags.
 ///
@@ -136,24 +137,6 @@ impl<'a> Text<'a> {
 enum Piece<'a> {
     Borrowed(&'a str),
     Scratch,
-}
-
-/// Why a packed value could not be read: a message in serde's words.
-#[derive(Debug)]
-pub(crate) struct DeError(pub(crate) String);
-
-impl fmt::Display for DeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for DeError {}
-
-impl de::Error for DeError {
-    fn custom<T: fmt::Display>(msg: T) -> Self {
-        DeError(msg.to_string())
-    }
 }
 
 /// A tape that `codec.js` cannot have written: a bug, said as one.

@@ -7,11 +7,13 @@
 //! unit variant its name, a newtype variant a one-entry object. The tests compare every
 //! report with `assemble --json`.
 
-use std::fmt;
-
 use serde::ser::{self, Serialize};
 
 use super::{keys, shapes, tag};
+
+/// Why a value could not be written: only a map key that is not a string, which no report
+/// has.
+pub(crate) use mentor_context::machinery::MessageError as SerError;
 
 /// Strings end to end, and the tags that say what they and the numbers between them are.
 #[derive(Debug, Default)]
@@ -93,25 +95,6 @@ impl Tape {
 
     fn close(&mut self, open: &Open) {
         self.tags[open.count_at] = open.count as f64;
-    }
-}
-
-/// Why a value could not be written: only a map key that is not a string, which no report
-/// has.
-#[derive(Debug)]
-pub(crate) struct SerError(pub(super) String);
-
-impl fmt::Display for SerError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for SerError {}
-
-impl ser::Error for SerError {
-    fn custom<T: fmt::Display>(msg: T) -> Self {
-        SerError(msg.to_string())
     }
 }
 
@@ -274,13 +257,7 @@ impl<'t> ser::Serializer for &'t mut Tape {
     }
 
     fn serialize_seq(self, _len: Option<usize>) -> Result<Compound<'t>, SerError> {
-        let open = self.open(tag::ARRAY);
-        Ok(Compound {
-            tape: self,
-            open,
-            outer: None,
-            fields_from: None,
-        })
+        Ok(self.compound(tag::ARRAY, None))
     }
 
     fn serialize_tuple(self, len: usize) -> Result<Compound<'t>, SerError> {
@@ -303,23 +280,11 @@ impl<'t> ser::Serializer for &'t mut Tape {
         _len: usize,
     ) -> Result<Compound<'t>, SerError> {
         let outer = self.variant(variant);
-        let open = self.open(tag::ARRAY);
-        Ok(Compound {
-            tape: self,
-            open,
-            outer: Some(outer),
-            fields_from: None,
-        })
+        Ok(self.compound(tag::ARRAY, Some(outer)))
     }
 
     fn serialize_map(self, _len: Option<usize>) -> Result<Compound<'t>, SerError> {
-        let open = self.open(tag::OBJECT);
-        Ok(Compound {
-            tape: self,
-            open,
-            outer: None,
-            fields_from: None,
-        })
+        Ok(self.compound(tag::OBJECT, None))
     }
 
     fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Compound<'t>, SerError> {
@@ -341,17 +306,22 @@ impl<'t> ser::Serializer for &'t mut Tape {
         _len: usize,
     ) -> Result<Compound<'t>, SerError> {
         let outer = self.variant(variant);
-        let open = self.open(tag::OBJECT);
-        Ok(Compound {
-            tape: self,
-            open,
-            outer: Some(outer),
-            fields_from: None,
-        })
+        Ok(self.compound(tag::OBJECT, Some(outer)))
     }
 }
 
 impl Tape {
+    /// Opens an array or object (`kind`) that is not a struct, inside `outer` for a variant.
+    fn compound(&mut self, kind: f64, outer: Option<Open>) -> Compound<'_> {
+        let open = self.open(kind);
+        Compound {
+            tape: self,
+            open,
+            outer,
+            fields_from: None,
+        }
+    }
+
     /// Opens `{"variant": ...}` for a tuple or struct variant, its one entry counted.
     fn variant(&mut self, variant: &'static str) -> Open {
         let mut outer = self.open(tag::OBJECT);
