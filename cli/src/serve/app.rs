@@ -76,11 +76,8 @@ type Endpoint = fn(&str, &Profile, &[u8]) -> Result<Vec<u8>, Problem>;
     params(("profile" = String, Path, description = "A profile of the configuration")),
     request_body(content = openapi::AssembleBody, description = "The results, as .NET or JavaScript writes them, and the report of the turn before for a follow-up turn"),
     responses((status = 200, description = "The report, as `assemble --json` writes it", body = mentor_context::AssembledContext),
-        (status = 400, description = "Malformed or invalid", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such profile, or it fits whole prompts", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "The body is over the limit", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "Full, or past the timeout", body = Problem, content_type = "application/problem+json")))]
+        openapi::Refused))]
 async fn assemble(
     state: State<Arc<Shared>>,
     path: Result<Path<String>, PathRejection>,
@@ -94,11 +91,8 @@ async fn assemble(
     params(("profile" = String, Path, description = "A profile of the configuration")),
     request_body(content = openapi::CiteRequest, description = "A report and the model's answer (text), or the API's response (a dialect's)"),
     responses((status = 200, description = "What `cite` writes", body = crate::cite::CiteReport),
-        (status = 400, description = "Malformed or invalid", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such profile", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "The body is over the limit", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "Full, or past the timeout", body = Problem, content_type = "application/problem+json")))]
+        openapi::Refused))]
 async fn cite(
     state: State<Arc<Shared>>,
     path: Result<Path<String>, PathRejection>,
@@ -115,11 +109,8 @@ async fn cite(
     params(("profile" = String, Path, description = "A profile of the configuration")),
     request_body(content = openapi::PromptRequest, description = "The conversation (OpenAI-style messages, the user's question last) and the results"),
     responses((status = 200, description = "The whole prompt, as `prompt --json` writes it", body = mentor_context::prompt::Prompt),
-        (status = 400, description = "Malformed or invalid", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such profile, or it fits a context alone", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "The body is over the limit", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "Full, or past the timeout", body = Problem, content_type = "application/problem+json")))]
+        openapi::Refused))]
 async fn prompt(
     state: State<Arc<Shared>>,
     path: Result<Path<String>, PathRejection>,

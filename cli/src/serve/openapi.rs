@@ -5,9 +5,43 @@
 use mentor_context::{AssembledContext, MentorRagResult};
 use serde::{Deserialize, Serialize};
 use utoipa::openapi::{ObjectBuilder, Type};
-use utoipa::{OpenApi, ToSchema};
+use utoipa::{IntoResponses, OpenApi, ToSchema};
+
+use super::problem::Problem;
 
 use super::app;
+
+/// What every endpoint may answer instead of its result, besides its own 404: a problem
+/// document with each status the layers and the body's reading give.
+#[derive(IntoResponses)]
+// Never built: a description of the answers.
+#[allow(dead_code)]
+pub(crate) enum Refused {
+    #[response(
+        status = 400,
+        description = "Malformed or invalid",
+        content_type = "application/problem+json"
+    )]
+    Invalid(Problem),
+    #[response(
+        status = 413,
+        description = "The body is over the limit",
+        content_type = "application/problem+json"
+    )]
+    TooLarge(Problem),
+    #[response(
+        status = 415,
+        description = "Not JSON",
+        content_type = "application/problem+json"
+    )]
+    NotJson(Problem),
+    #[response(
+        status = 503,
+        description = "Full, or past the timeout",
+        content_type = "application/problem+json"
+    )]
+    Unavailable(Problem),
+}
 
 /// `POST /v1/{profile}/assemble`'s body: the object, or the bare array of results.
 #[derive(Deserialize, ToSchema)]
