@@ -20,27 +20,34 @@ use tower::ServiceBuilder;
 
 use super::endpoints;
 use super::metrics::Metrics;
-use super::openapi;
 use super::problem::Problem;
 use super::profiles::{Limits, Profile};
+use super::schemas;
 
 /// What every request shares.
 pub(crate) struct Shared {
     pub(crate) profiles: BTreeMap<String, Profile>,
     pub(crate) limits: Limits,
     pub(crate) metrics: Metrics,
+    /// `GET /openapi.json`'s answer.
+    description: Vec<u8>,
     /// One permit per core: assembling is work for the processor, so more at once only wait
     /// on each other (the rest wait here, within the timeout).
     workers: Arc<Semaphore>,
 }
 
 impl Shared {
-    pub(crate) fn new(profiles: BTreeMap<String, Profile>, limits: Limits) -> Arc<Shared> {
+    pub(crate) fn new(
+        profiles: BTreeMap<String, Profile>,
+        limits: Limits,
+        description: Vec<u8>,
+    ) -> Arc<Shared> {
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
         Arc::new(Shared {
             profiles,
             limits,
             metrics: Metrics::default(),
+            description,
             workers: Arc::new(Semaphore::new(cores)),
         })
     }
@@ -74,10 +81,10 @@ type Endpoint = fn(&str, &Profile, &[u8]) -> Result<Vec<u8>, Problem>;
 
 #[utoipa::path(post, path = "/v1/{profile}/assemble",
     params(("profile" = String, Path, description = "A profile of the configuration")),
-    request_body(content = openapi::AssembleBody, description = "The results, as .NET or JavaScript writes them, and the report of the turn before for a follow-up turn"),
+    request_body(content = schemas::AssembleBody, description = "The results, as .NET or JavaScript writes them, and the report of the turn before for a follow-up turn"),
     responses((status = 200, description = "The report, as `assemble --json` writes it", body = mentor_context::AssembledContext),
         (status = 404, description = "No such profile, or it fits whole prompts", body = Problem, content_type = "application/problem+json"),
-        openapi::Refused))]
+        schemas::Refused))]
 async fn assemble(
     state: State<Arc<Shared>>,
     path: Result<Path<String>, PathRejection>,
@@ -89,10 +96,10 @@ async fn assemble(
 
 #[utoipa::path(post, path = "/v1/{profile}/cite",
     params(("profile" = String, Path, description = "A profile of the configuration")),
-    request_body(content = openapi::CiteRequest, description = "A report and the model's answer (text), or the API's response (a dialect's)"),
+    request_body(content = schemas::CiteRequest, description = "A report and the model's answer (text), or the API's response (a dialect's)"),
     responses((status = 200, description = "What `cite` writes", body = crate::cite::CiteReport),
         (status = 404, description = "No such profile", body = Problem, content_type = "application/problem+json"),
-        openapi::Refused))]
+        schemas::Refused))]
 async fn cite(
     state: State<Arc<Shared>>,
     path: Result<Path<String>, PathRejection>,
@@ -107,10 +114,10 @@ async fn cite(
 
 #[utoipa::path(post, path = "/v1/{profile}/prompt",
     params(("profile" = String, Path, description = "A profile of the configuration")),
-    request_body(content = openapi::PromptRequest, description = "The conversation (OpenAI-style messages, the user's question last) and the results"),
+    request_body(content = schemas::PromptRequest, description = "The conversation (OpenAI-style messages, the user's question last) and the results"),
     responses((status = 200, description = "The whole prompt, as `prompt --json` writes it", body = mentor_context::prompt::Prompt),
         (status = 404, description = "No such profile, or it fits a context alone", body = Problem, content_type = "application/problem+json"),
-        openapi::Refused))]
+        schemas::Refused))]
 async fn prompt(
     state: State<Arc<Shared>>,
     path: Result<Path<String>, PathRejection>,
@@ -120,7 +127,7 @@ async fn prompt(
     endpoint(state, path, &headers, body, endpoints::prompt).await
 }
 
-#[utoipa::path(get, path = "/healthz", responses((status = 200, description = "The service is up", body = openapi::Health)))]
+#[utoipa::path(get, path = "/healthz", responses((status = 200, description = "The service is up", body = schemas::Health)))]
 async fn healthz() -> Response {
     json_response(b"{\"status\":\"ok\"}\n".to_vec())
 }
@@ -136,9 +143,7 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
 
 #[utoipa::path(get, path = "/openapi.json", responses((status = 200, description = "This description", body = Object)))]
 async fn openapi_json(State(shared): State<Arc<Shared>>) -> Response {
-    json_response(openapi::document(
-        shared.profiles.keys().map(String::as_str),
-    ))
+    json_response(shared.description.clone())
 }
 
 /// Checks what every POST needs (a body within the limit, JSON, a profile), then does the

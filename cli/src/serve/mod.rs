@@ -15,6 +15,7 @@ mod metrics;
 mod openapi;
 mod problem;
 mod profiles;
+mod schemas;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -100,7 +101,8 @@ async fn serve(listen: SocketAddr, config: Config) -> Result<ExitCode, Failure> 
         .with_writer(std::io::stderr)
         .try_init();
     let limits = config.limits;
-    let shared = app::Shared::new(config.profiles, limits);
+    let description = openapi::document(config.profiles.keys().map(String::as_str));
+    let shared = app::Shared::new(config.profiles, limits, description);
     let drained = connections::serve(
         listener,
         app::router(shared),

@@ -1,108 +1,11 @@
-//! `GET /openapi.json`: the service's OpenAPI description, generated from the Rust types it
-//! exchanges (the library's reports, citations and prompts; the request bodies here) and the
-//! routes' annotations in `app.rs`. Nothing of it is written by hand.
+//! `GET /openapi.json`: the service's OpenAPI description, generated from the routes'
+//! annotations in `app.rs` and the types they name (`schemas.rs`, the library's reports,
+//! citations and prompts). Nothing of it is written by hand. Made once, at start.
 
-use mentor_context::{AssembledContext, MentorRagResult};
-use serde::{Deserialize, Serialize};
+use utoipa::OpenApi;
 use utoipa::openapi::{ObjectBuilder, Type};
-use utoipa::{IntoResponses, OpenApi, ToSchema};
-
-use super::problem::Problem;
 
 use super::app;
-
-/// What every endpoint may answer instead of its result, besides its own 404: a problem
-/// document with each status the layers and the body's reading give.
-#[derive(IntoResponses)]
-// Never built: a description of the answers.
-#[allow(dead_code)]
-pub(crate) enum Refused {
-    #[response(
-        status = 400,
-        description = "Malformed or invalid",
-        content_type = "application/problem+json"
-    )]
-    Invalid(Problem),
-    #[response(
-        status = 413,
-        description = "The body is over the limit",
-        content_type = "application/problem+json"
-    )]
-    TooLarge(Problem),
-    #[response(
-        status = 415,
-        description = "Not JSON",
-        content_type = "application/problem+json"
-    )]
-    NotJson(Problem),
-    #[response(
-        status = 503,
-        description = "Full, or past the timeout",
-        content_type = "application/problem+json"
-    )]
-    Unavailable(Problem),
-}
-
-/// `POST /v1/{profile}/assemble`'s body: the object, or the bare array of results.
-#[derive(Deserialize, ToSchema)]
-// Never built: a description of what the body may be.
-#[allow(dead_code, clippy::large_enum_variant)]
-#[serde(untagged)]
-pub(crate) enum AssembleBody {
-    /// `{"results": [...], "previous": report?}`.
-    Request(AssembleRequest),
-    /// The results alone.
-    Results(Vec<MentorRagResult>),
-}
-
-/// The results, and for a follow-up turn the report of the turn before (keys are read in any
-/// letter case: `Results` as well).
-#[derive(Deserialize, ToSchema)]
-#[allow(dead_code)]
-pub(crate) struct AssembleRequest {
-    /// The results, as .NET or JavaScript writes them: property names in any case, a score
-    /// as a number or a numeric string, `null` metadata values.
-    results: Vec<MentorRagResult>,
-    /// The report of the turn before, sealed by this profile's key.
-    #[schema(nullable)]
-    previous: Option<AssembledContext<'static>>,
-}
-
-/// A report and what to read against it.
-#[derive(ToSchema)]
-#[allow(dead_code)]
-pub(crate) struct CiteRequest {
-    /// The report the answer was written against.
-    report: AssembledContext<'static>,
-    /// The model's answer, with `[n]` markers (a text report).
-    #[schema(nullable)]
-    answer: Option<String>,
-    /// The model API's response (a dialect's report): its JSON, or its events (JSON Lines or
-    /// server-sent events) as one string.
-    #[schema(nullable, value_type = Option<Object>)]
-    response: Option<serde_json::Value>,
-    /// Also write the answer renumbered 1..k, and each chip's new number.
-    #[schema(nullable)]
-    renumber: Option<bool>,
-}
-
-/// A conversation and the results to fit into it.
-#[derive(ToSchema)]
-#[allow(dead_code)]
-pub(crate) struct PromptRequest {
-    /// OpenAI-style messages (`{"role", "content", ...}`), the user's question last.
-    #[schema(value_type = Vec<Object>)]
-    conversation: Vec<serde_json::Value>,
-    /// The results, as for `assemble`.
-    results: Vec<MentorRagResult>,
-}
-
-/// `GET /healthz`.
-#[derive(Serialize, ToSchema)]
-pub(crate) struct Health {
-    /// `ok`.
-    status: String,
-}
 
 #[derive(OpenApi)]
 #[openapi(
