@@ -66,11 +66,70 @@ fn tojson_is_pythons_json_dumps() {
     );
     let source = "{{ ['é'] | tojson(ensure_ascii=true, separators=(',', ':')) }}";
     assert_eq!(render(source, &chat()).unwrap(), r#"["\u00e9"]"#);
+    // Each keyword as Python takes it (the outputs are `json.dumps`' for `{"a": [1, 2]}`):
+    // `None` is the default, a string indents by itself, separators are used as given.
+    for (arguments, python) in [
+        ("indent=none", r#"{"a": [1, 2]}"#),
+        ("separators=none", r#"{"a": [1, 2]}"#),
+        ("indent='\t'", "{\n\t\"a\": [\n\t\t1,\n\t\t2\n\t]\n}"),
+        (
+            "indent=1, separators=none",
+            "{\n \"a\": [\n  1,\n  2\n ]\n}",
+        ),
+        ("separators=(',', ':')", r#"{"a":[1,2]}"#),
+    ] {
+        let source = format!("{{{{ {{'a': [1, 2]}} | tojson({arguments}) }}}}");
+        assert_eq!(render(&source, &chat()).unwrap(), python, "{arguments}");
+    }
     assert!(
         render("{{ nothing | tojson }}", &chat())
             .unwrap_err()
             .contains("not JSON serializable")
     );
+}
+
+/// `tojson` called directly, on values a template can hardly write, against what Python's
+/// `json.dumps` writes for the same value.
+#[test]
+fn tojson_writes_what_python_writes_for_numbers_controls_nesting_and_bad_arguments() {
+    use minijinja::value::Kwargs;
+    let dumps = |value: Value, kwargs: &[(&str, Value)]| {
+        super::pyjson::tojson(&value, Kwargs::from_iter(kwargs.iter().cloned()))
+            .map(|v| v.as_str().unwrap().to_string())
+            .map_err(|e| e.to_string())
+    };
+    let floats = Value::from(vec![f64::NAN, f64::INFINITY, f64::NEG_INFINITY]);
+    assert_eq!(dumps(floats, &[]).unwrap(), "[NaN, Infinity, -Infinity]");
+    // Controls below U+0020 are escaped; the space is not.
+    assert_eq!(
+        dumps(Value::from("\u{1} \u{1f}"), &[]).unwrap(),
+        r#""\u0001 \u001f""#
+    );
+    let nested = Value::from(vec![Value::from(vec![1])]);
+    assert_eq!(
+        dumps(nested, &[("indent", Value::from(1))]).unwrap(),
+        "[\n [\n  1\n ]\n]"
+    );
+    // Nesting: 256 levels are written (Python writes about a thousand), 257 refused.
+    let deep = |levels: usize| (0..levels).fold(Value::from(1), |v, _| Value::from(vec![v]));
+    assert!(dumps(deep(256), &[]).is_ok());
+    assert!(
+        dumps(deep(257), &[])
+            .unwrap_err()
+            .contains("nested too deeply")
+    );
+    for bad in [
+        Value::from(vec![Value::from(","), Value::from(1)]),
+        Value::from(vec![Value::from(1), Value::from(":")]),
+        Value::from(vec![","]),
+    ] {
+        assert!(
+            dumps(Value::from(1), &[("separators", bad.clone())])
+                .unwrap_err()
+                .contains("separators must be a pair of strings"),
+            "{bad}"
+        );
+    }
 }
 
 #[test]
