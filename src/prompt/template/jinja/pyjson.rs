@@ -28,9 +28,9 @@ pub(super) fn tojson(value: &Value, kwargs: Kwargs) -> Result<Value, Error> {
     let sort_keys: Option<bool> = kwargs.get("sort_keys")?;
     let ensure_ascii: Option<bool> = kwargs.get("ensure_ascii")?;
     kwargs.assert_all_used()?;
+    // minijinja hands `none` (and a missing keyword) over as `None`, as Python's default.
     let indent = match indent {
         None => None,
-        Some(v) if v.is_none() => None,
         Some(v) if v.kind() == ValueKind::String => {
             Some(v.as_str().unwrap_or_default().to_string())
         }
@@ -41,7 +41,7 @@ pub(super) fn tojson(value: &Value, kwargs: Kwargs) -> Result<Value, Error> {
         }
     };
     let (item_separator, key_separator) = match separators {
-        Some(v) if !v.is_none() => {
+        Some(v) => {
             let items: Vec<Value> = v
                 .try_iter()
                 .map_err(|_| invalid("separators must be a pair of strings"))?
@@ -87,7 +87,11 @@ fn write(out: &mut String, value: &Value, style: &Style, depth: usize) -> Result
         ValueKind::Number => match f64_of_float(value) {
             Some(x) if x.is_nan() => out.push_str("NaN"),
             Some(x) if x.is_infinite() => {
-                out.push_str(if x > 0.0 { "Infinity" } else { "-Infinity" });
+                out.push_str(if x.is_sign_positive() {
+                    "Infinity"
+                } else {
+                    "-Infinity"
+                });
             }
             Some(x) => out.push_str(&float_repr(x)),
             None => out.push_str(&value.to_string()),
