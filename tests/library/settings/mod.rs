@@ -8,6 +8,7 @@ use mentor_context::settings::{Settings, Spelling};
 use mentor_context::{Duplicates, ErrorKind, Order, Overflow};
 use serde_json::{Value, json};
 
+mod accessors;
 mod rules;
 
 pub(super) const TEKKEN: &str = concat!(
