@@ -111,3 +111,13 @@ fn a_key_file_is_bounded_and_loses_its_last_newline() {
             .is_ok()
     );
 }
+
+#[test]
+fn settings_read_from_json_text_in_the_caller_s_spelling() {
+    let settings =
+        Settings::from_json(r#"{"budget": 10, "maxBlocks": 3}"#, Spelling::Camel).unwrap();
+    let assembler = settings.assembler().unwrap();
+    assert_eq!((assembler.budget(), assembler.max_blocks()), (10, Some(3)));
+    let err = Settings::from_json("{budget", Spelling::Camel).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidJson);
+}
