@@ -2,42 +2,40 @@
 //! these types (the library's reports, citations and prompts are described by the library).
 //! Never built: what the service reads and writes is in `body.rs` and `endpoints.rs`.
 
+use std::collections::BTreeMap;
+
 use mentor_context::{AssembledContext, MentorRagResult};
 use serde::{Deserialize, Serialize};
+use utoipa::openapi::{ContentBuilder, Ref, RefOr, Response, ResponseBuilder};
 use utoipa::{IntoResponses, ToSchema};
 
 use super::problem::Problem;
 
 /// What every endpoint may answer instead of its result, besides its own 404: a problem
 /// document with each status the layers and the body's reading give.
-#[derive(IntoResponses)]
-// Never built: a description of the answers.
-#[allow(dead_code)]
-pub(crate) enum Refused {
-    #[response(
-        status = 400,
-        description = "Malformed or invalid",
-        content_type = "application/problem+json"
-    )]
-    Invalid(Problem),
-    #[response(
-        status = 413,
-        description = "The body is over the limit",
-        content_type = "application/problem+json"
-    )]
-    TooLarge(Problem),
-    #[response(
-        status = 415,
-        description = "Not JSON",
-        content_type = "application/problem+json"
-    )]
-    NotJson(Problem),
-    #[response(
-        status = 503,
-        description = "Full, or past the timeout",
-        content_type = "application/problem+json"
-    )]
-    Unavailable(Problem),
+pub(crate) struct Refused;
+
+impl IntoResponses for Refused {
+    fn responses() -> BTreeMap<String, RefOr<Response>> {
+        [
+            (400, "Malformed or invalid"),
+            (413, "The body is over the limit"),
+            (415, "Not JSON"),
+            (503, "Full, or past the timeout"),
+        ]
+        .into_iter()
+        .map(|(status, description)| {
+            let problem = ContentBuilder::new()
+                .schema(Some(Ref::from_schema_name(Problem::name())))
+                .build();
+            let response = ResponseBuilder::new()
+                .description(description)
+                .content("application/problem+json", problem)
+                .build();
+            (status.to_string(), response.into())
+        })
+        .collect()
+    }
 }
 
 /// `POST /v1/{profile}/assemble`'s body: the object, or the bare array of results.
