@@ -194,6 +194,69 @@ mod tests {
     }
 
     #[test]
+    fn what_is_refused_says_what_was_expected() {
+        assert_eq!(
+            detail(b"{\"x\": 1}"),
+            "unknown field `x` (expected `results` and `previous`)"
+        );
+        assert_eq!(
+            detail(b"  "),
+            "the body is empty; expected a JSON object of `results` and `previous`"
+        );
+        let three = Body::read(b"{\"x\": 1}", &["a", "b", "c"], None)
+            .err()
+            .unwrap();
+        assert!(
+            serde_json::to_value(&three).unwrap()["detail"]
+                .as_str()
+                .unwrap()
+                .ends_with("(expected `a`, `b` and `c`)")
+        );
+        assert!(
+            detail(b"1").contains("expected a JSON object"),
+            "{}",
+            detail(b"1")
+        );
+        let body = Body::read(b"{\"results\": []}", KNOWN, None).ok().unwrap();
+        assert_eq!(body.required("results").ok(), Some("[]"));
+        let missing = body.required("previous").err().unwrap();
+        assert_eq!(
+            serde_json::to_value(&missing).unwrap()["detail"],
+            "`previous`: missing"
+        );
+    }
+
+    /// A result's reader places its error in the part; the problem places it in the body: on
+    /// the part's first line the column counts from the body's line, below it the line
+    /// counts from the body's first.
+    #[test]
+    fn a_json_error_in_a_part_is_placed_in_the_whole_body() {
+        for (body, part_place, body_place) in [
+            (
+                "{\"results\": [{\"content\": 1}]}",
+                "line 1, column 14",
+                "line 1, column 26",
+            ),
+            (
+                "{\n  \"results\": [\n    {\"content\": 1}]}",
+                "line 2, column 17",
+                "line 3, column 17",
+            ),
+        ] {
+            let read = Body::read(body.as_bytes(), KNOWN, None).ok().unwrap();
+            let err = mentor_context::wire::parse_results(read.required("results").ok().unwrap())
+                .unwrap_err();
+            assert!(err.to_string().starts_with(part_place), "{err}");
+            let problem = serde_json::to_value(read.problem_in("results", &err)).unwrap();
+            let detail = problem["detail"].as_str().unwrap();
+            assert!(
+                detail.starts_with(&format!("results: {body_place}: ")),
+                "{detail}"
+            );
+        }
+    }
+
+    #[test]
     fn a_name_written_with_escapes_is_read() {
         let body = br#"{"res\u0075lts": [], "Previous": null}"#;
         let read = Body::read(body, KNOWN, Some("results")).ok().unwrap();
