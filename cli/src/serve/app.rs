@@ -29,8 +29,8 @@ pub(crate) struct Shared {
     pub(crate) profiles: BTreeMap<String, Profile>,
     pub(crate) limits: Limits,
     pub(crate) metrics: Metrics,
-    /// `GET /openapi.json`'s answer.
-    description: Vec<u8>,
+    /// `GET /openapi.json`'s answer, shared by every request that asks for it.
+    description: Bytes,
     /// One permit per core: assembling is work for the processor, so more at once only wait
     /// on each other (the rest wait here, within the timeout).
     workers: Arc<Semaphore>,
@@ -47,7 +47,7 @@ impl Shared {
             profiles,
             limits,
             metrics: Metrics::default(),
-            description,
+            description: Bytes::from(description),
             workers: Arc::new(Semaphore::new(cores)),
         })
     }
@@ -129,7 +129,7 @@ async fn prompt(
 
 #[utoipa::path(get, path = "/healthz", responses((status = 200, description = "The service is up", body = schemas::Health)))]
 async fn healthz() -> Response {
-    json_response(b"{\"status\":\"ok\"}\n".to_vec())
+    json_response(Bytes::from_static(b"{\"status\":\"ok\"}\n"))
 }
 
 #[utoipa::path(get, path = "/metrics", responses((status = 200, description = "Requests by endpoint and status, and their latency, in Prometheus's text format", body = String, content_type = "text/plain")))]
@@ -242,8 +242,8 @@ fn body_problem(rejection: &BytesRejection, limit: usize) -> Problem {
     }
 }
 
-fn json_response(bytes: Vec<u8>) -> Response {
-    ([(header::CONTENT_TYPE, "application/json")], bytes).into_response()
+fn json_response(bytes: impl Into<Bytes>) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], bytes.into()).into_response()
 }
 
 async fn not_found(request: Request) -> Problem {
