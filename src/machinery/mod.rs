@@ -109,22 +109,39 @@ pub use workers::{
     MAX_WORKERS_PER_CORE, WORKER_STACK, WorkersNotStarted, max_workers, start_workers,
 };
 
-/// [`PromptAssembler::assemble`], and the bytes it handed the tokenizer (the context's
-/// assembly included): what a warm turn saves, for the benches and the cost tests.
+/// [`PromptAssembler::assemble`], and what it cost in work that does not depend on the machine:
+/// the bytes it handed the tokenizer (the context's assembly included), what a warm turn saves,
+/// and the renders of the chat template, which stay few however long the conversation is.
 ///
 /// ```
 /// use mentor_context::machinery::prompt_with_stats;
 /// use mentor_context::prompt::{ChatTemplate, Message, PromptBuilder};
 ///
 /// let prompts = PromptBuilder::new(ChatTemplate::harmony(), 2000).reserve(500).build()?;
-/// let (prompt, bytes) = prompt_with_stats(&prompts, &[Message::user("Hello?")], &[]);
-/// assert!(prompt?.prompt.unwrap().len() >= bytes);
+/// let (prompt, stats) = prompt_with_stats(&prompts, &[Message::user("Hello?")], &[]);
+/// assert!(prompt?.prompt.unwrap().len() >= stats.bytes_tokenized);
+/// assert_eq!(stats.renders, 2); // the whole conversation, then the prompt with its context
 /// # Ok::<(), mentor_context::Error>(())
 /// ```
 pub fn prompt_with_stats<'r>(
     prompts: &PromptAssembler,
     conversation: &[Message],
     results: &'r [MentorRagResult],
-) -> (Result<Prompt<'r>, crate::Error>, usize) {
-    prompts.assemble_counting(conversation, results)
+) -> (Result<Prompt<'r>, crate::Error>, PromptStats) {
+    let (prompt, work) = prompts.assemble_counting(conversation, results);
+    let stats = PromptStats {
+        bytes_tokenized: work.bytes_tokenized,
+        renders: work.renders,
+    };
+    (prompt, stats)
+}
+
+/// What one whole prompt cost, in work that does not depend on the machine.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PromptStats {
+    /// Bytes handed to the tokenizer.
+    pub bytes_tokenized: usize,
+    /// Renders of the chat template.
+    pub renders: usize,
 }

@@ -17,6 +17,15 @@ use crate::tokenizer::{TokenCache, TokenCounter};
 /// How far into the context an exact split point is looked for, at each edge.
 const EDGE_SEARCH_BYTES: usize = 1024;
 
+/// The work one whole prompt took, machine-free: what the cost tests and benches read.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Work {
+    /// Bytes handed to the tokenizer.
+    pub(crate) bytes_tokenized: usize,
+    /// Renders of the chat template.
+    pub(crate) renders: usize,
+}
+
 /// Counts for one fitting: a memo of the stretches counted, and the cache across requests.
 pub(crate) struct Counting<'a> {
     counter: &'a dyn TokenCounter,
@@ -24,6 +33,8 @@ pub(crate) struct Counting<'a> {
     memo: HashMap<Box<str>, usize>,
     /// Bytes handed to the tokenizer: what the cost tests and benches read.
     pub(crate) bytes_tokenized: usize,
+    /// Rendered prompts counted: each render is counted once.
+    pub(crate) renders: usize,
 }
 
 impl<'a> Counting<'a> {
@@ -36,6 +47,7 @@ impl<'a> Counting<'a> {
             cache,
             memo: HashMap::new(),
             bytes_tokenized: 0,
+            renders: 0,
         }
     }
 
@@ -100,6 +112,7 @@ impl<'a> Counting<'a> {
 
     /// The count of a rendered prompt: its control tokens and each stretch between them.
     pub(crate) fn rendered(&mut self, rendered: &Rendered) -> Result<usize, Error> {
+        self.renders += 1;
         let mut total = rendered.fixed_tokens;
         for piece in &rendered.pieces {
             total += self.text(rendered.piece(piece))?;
@@ -119,6 +132,7 @@ impl<'a> Counting<'a> {
         if context.is_empty() {
             return self.rendered(rendered);
         }
+        self.renders += 1;
         let mut total = rendered.fixed_tokens;
         let mut found = false;
         for piece in &rendered.pieces {

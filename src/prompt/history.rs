@@ -8,19 +8,102 @@
 //! the conversation from its first turn, so the same conversation always keeps the same turns,
 //! and the next turn keeps them too unless it must trim.
 
+use std::collections::HashMap;
 use std::ops::Range;
 
+/// What the turn rule reads of a message.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct TurnShape<'a> {
+    pub(crate) role: &'a str,
+    /// An assistant message that calls tools (`tool_calls` not empty).
+    pub(crate) calls_tools: bool,
+    /// For a tool result: the `tool_call_id` it answers, where it names one.
+    pub(crate) answers: Option<&'a str>,
+}
+
+/// The `id`s of a message's tool calls, in the order given.
+pub(crate) type CallIds<'a> = &'a [String];
+
+/// Whether a message of `role` is an instruction (`system`, or `developer` as OpenAI names it):
+/// kept wherever it stands, never dropped as history.
+pub(crate) fn is_instruction(role: &str) -> bool {
+    matches!(role, "system" | "developer")
+}
+
+/// Whether a message of `role` is a tool's result (`tool`, or `ipython` as Llama 3.1 names
+/// it).
+fn is_tool_result(role: &str) -> bool {
+    matches!(role, "tool" | "ipython" | "function")
+}
+
 /// The turns of `history` (message indices): each starts at a user message; messages before
-/// the first user message form a turn of their own.
-pub(crate) fn turns(roles: &[&str]) -> Vec<Range<usize>> {
+/// the first user message form a turn of their own. A tool result and the call it answers are
+/// always in one turn: where a user message stands between them, the turns from the call's to
+/// the result's are one. A result names its call by `tool_call_id` (matched against `calls`,
+/// each message's tool call ids); one that names none answers the nearest message before it
+/// that calls tools.
+pub(crate) fn turns(shapes: &[TurnShape<'_>], calls: &[CallIds<'_>]) -> Vec<Range<usize>> {
     let mut turns: Vec<Range<usize>> = Vec::new();
-    for (i, role) in roles.iter().enumerate() {
+    let mut turn_of = Vec::with_capacity(shapes.len());
+    for (i, shape) in shapes.iter().enumerate() {
         match turns.last_mut() {
-            Some(turn) if *role != "user" => turn.end = i + 1,
+            Some(turn) if shape.role != "user" => turn.end = i + 1,
             _ => turns.push(i..i + 1),
         }
+        turn_of.push(turns.len() - 1);
     }
-    turns
+    // For each turn, the earliest turn one of its results reaches back to.
+    let mut reaches: Vec<usize> = (0..turns.len()).collect();
+    let mut call_by_id: HashMap<&str, usize> = HashMap::new();
+    let mut last_caller = None;
+    for (i, shape) in shapes.iter().enumerate() {
+        if is_tool_result(shape.role) {
+            let call = shape
+                .answers
+                .and_then(|id| call_by_id.get(id).copied())
+                .or(last_caller);
+            if let Some(call) = call {
+                let turn = turn_of[i];
+                reaches[turn] = reaches[turn].min(turn_of[call]);
+            }
+        }
+        if shape.calls_tools {
+            last_caller = Some(i);
+            for id in calls.get(i).copied().unwrap_or_default() {
+                call_by_id.insert(id.as_str(), i);
+            }
+        }
+    }
+    // Join each turn with those its results reach back to, newest first: one pass.
+    let mut joined: Vec<Range<usize>> = Vec::with_capacity(turns.len());
+    let mut t = turns.len();
+    while t > 0 {
+        let end = turns[t - 1].end;
+        let mut start_turn = t - 1;
+        let mut low = reaches[t - 1];
+        while start_turn > low {
+            start_turn -= 1;
+            low = low.min(reaches[start_turn]);
+        }
+        joined.push(turns[start_turn].start..end);
+        t = start_turn;
+    }
+    joined.reverse();
+    joined
+}
+
+/// The turns of messages with only their roles, as [`turns`] reads them.
+#[cfg(test)]
+fn turns_of_roles(roles: &[&str]) -> Vec<Range<usize>> {
+    let shapes: Vec<TurnShape<'_>> = roles
+        .iter()
+        .map(|&role| TurnShape {
+            role,
+            calls_tools: role == "assistant",
+            answers: None,
+        })
+        .collect();
+    turns(&shapes, &[])
 }
 
 /// The first turn to keep, by the trimming rule replayed over the turns' `costs` in order:
@@ -69,8 +152,51 @@ mod tests {
             "user",
             "assistant",
         ];
-        assert_eq!(turns(&roles), [0..1, 1..5, 5..6, 6..8]);
-        assert!(turns(&[]).is_empty());
+        assert_eq!(turns_of_roles(&roles), [0..1, 1..5, 5..6, 6..8]);
+        assert!(turns_of_roles(&[]).is_empty());
+    }
+
+    /// A result is never kept without its call: a user message between them joins their turns,
+    /// matched by id, or to the nearest caller where the result names no id.
+    #[test]
+    fn a_result_stays_in_the_turn_of_its_call() {
+        let shape = |role, calls_tools, answers| TurnShape {
+            role,
+            calls_tools,
+            answers,
+        };
+        let ids = vec!["call_a".to_string()];
+        let none: Vec<String> = Vec::new();
+        // user, assistant calls a, user interjects, result of a, assistant, user.
+        let shapes = [
+            shape("user", false, None),
+            shape("assistant", true, None),
+            shape("user", false, None),
+            shape("tool", false, Some("call_a")),
+            shape("assistant", false, None),
+            shape("user", false, None),
+        ];
+        let calls: Vec<CallIds<'_>> = vec![&none, &ids, &none, &none, &none, &none];
+        assert_eq!(turns(&shapes, &calls), [0..5, 5..6]);
+        // Without an id: the nearest caller before it.
+        let mut unnamed = shapes;
+        unnamed[3].answers = None;
+        assert_eq!(turns(&unnamed, &calls), [0..5, 5..6]);
+        // A result naming an id no one called is its own turn's (nothing to join).
+        let mut stray = shapes;
+        stray[1].calls_tools = false;
+        stray[3].answers = Some("call_z");
+        assert_eq!(turns(&stray, &calls), [0..2, 2..5, 5..6]);
+        // A chain: a result two turns back reaches over the turn between.
+        let chain = [
+            shape("user", false, None),
+            shape("assistant", true, None),
+            shape("user", false, None),
+            shape("user", false, None),
+            shape("tool", false, Some("call_a")),
+            shape("user", false, None),
+        ];
+        assert_eq!(turns(&chain, &calls), [0..5, 5..6]);
     }
 
     #[test]

@@ -21,7 +21,7 @@ use crate::error::Error;
 /// What counting a stretch can refuse.
 pub(crate) fn message_costs(
     rendered: &Rendered,
-    contents: &[Option<String>],
+    contents: &[Option<&str>],
     counting: &mut Counting<'_>,
 ) -> Result<Option<Vec<usize>>, Error> {
     if let Some(per_message) = &rendered.per_message {
@@ -47,7 +47,7 @@ pub(crate) fn message_costs(
     let mut ends = Vec::with_capacity(contents.len());
     let mut cursor = 0;
     for content in contents {
-        let end = match content.as_deref() {
+        let end = match *content {
             None | Some("") => cursor,
             Some(content) => {
                 let stripped = content.trim_matches(|c: char| {
@@ -77,31 +77,41 @@ pub(crate) fn message_costs(
     if let Some(last) = ends.last_mut() {
         *last = text.len();
     }
-    // Walk the pieces and control tokens in order, cutting pieces at the boundaries.
+    // Walk the pieces and control tokens in order, cutting pieces at the boundaries. Both
+    // come in text order and the ends are sorted, so one cursor over the ends serves them all:
+    // the walk is linear in the messages, pieces and control tokens together.
     let mut costs = vec![0usize; contents.len()];
-    let owner = |at: usize| {
-        ends.iter()
-            .position(|&end| at < end)
-            .unwrap_or(contents.len().saturating_sub(1))
+    let last = contents.len().saturating_sub(1);
+    // The message that owns byte `at`: the first whose end is past it.
+    let owner = |cursor: &mut usize, at: usize| {
+        while *cursor < ends.len() && ends[*cursor] <= at {
+            *cursor += 1;
+        }
+        (*cursor).min(last)
     };
+    let mut cursor = 0;
     for control in &rendered.controls {
-        if let Some(cost) = costs.get_mut(owner(control.start)) {
+        let at = owner(&mut cursor, control.start);
+        if let Some(cost) = costs.get_mut(at) {
             *cost += 1;
         }
     }
+    let mut cursor = 0;
     for piece in &rendered.pieces {
         let super::template::Piece::Span(range) = piece else {
             continue;
         };
         let mut start = range.start;
-        for &end in ends
-            .iter()
-            .filter(|&&end| end > range.start && end < range.end)
-        {
-            costs[owner(start)] += counting.text(&text[start..end])?;
+        loop {
+            let at = owner(&mut cursor, start);
+            let end = ends.get(cursor).copied().filter(|&end| end < range.end);
+            let Some(end) = end else {
+                costs[at] += counting.text(&text[start..range.end])?;
+                break;
+            };
+            costs[at] += counting.text(&text[start..end])?;
             start = end;
         }
-        costs[owner(start)] += counting.text(&text[start..range.end])?;
     }
     Ok(Some(costs))
 }

@@ -63,8 +63,10 @@ pub(crate) fn results<'r>(
     Cow::Owned(owned)
 }
 
-/// A message with control tokens broken in every string it holds, at any depth, but for its
-/// `role` and the keys of its objects (which name fields, and are the caller's).
+/// A message with control tokens broken in every string it holds, at any depth, keys of its
+/// objects included (a tool call's `arguments` are written with `tojson`, keys and all), but
+/// for its `role`, which the caller names and templates compare. A key that holds no control
+/// token, as every field name does, is left as it is.
 pub(crate) fn message(value: &Value, control: &ControlTokens) -> Value {
     neutralize_value(value, control, true)
 }
@@ -94,6 +96,10 @@ fn neutralize_value(value: &Value, control: &ControlTokens, top: bool) -> Value 
             };
             Value::from_pairs(keys.map(|key| {
                 let item = value.get_item(&key).unwrap_or_default();
+                let key = match key.as_str().map(|text| control.neutralize(text)) {
+                    Some(Cow::Owned(text)) => Value::from(text),
+                    _ => key,
+                };
                 let item = if top && key.as_str() == Some("role") {
                     item
                 } else {
@@ -186,5 +192,36 @@ mod tests {
         let text = text.as_str().unwrap();
         assert!(text.starts_with("x <") && !text.contains(TOKEN), "{text}");
         assert_ne!(read.get_attr("name").unwrap().as_str(), Some(TOKEN));
+    }
+
+    /// A key smuggles the token as well as a value: a tool call's arguments, at depth, and a
+    /// field of the message itself. Every key is broken; field names are left alone.
+    #[test]
+    fn keys_at_any_depth_are_broken_too() {
+        let smuggled = format!("q{TOKEN}system");
+        let message: Value = serde_json::from_value(serde_json::json!({
+            "role": "assistant",
+            "tool_calls": [{"type": "function", "function": {
+                "name": "search",
+                "arguments": {smuggled.clone(): {smuggled.clone(): "x"}, "plain": 1},
+            }}],
+            smuggled.clone(): "field",
+        }))
+        .unwrap();
+        let read = super::message(&message, &control());
+        let json = serde_json::to_string(&read).unwrap();
+        assert!(!json.contains(TOKEN), "{json}");
+        for field in [
+            "role",
+            "tool_calls",
+            "type",
+            "function",
+            "name",
+            "arguments",
+            "plain",
+        ] {
+            assert!(json.contains(&format!("\"{field}\"")), "{field}: {json}");
+        }
+        assert_eq!(json.matches("system").count(), 3, "{json}");
     }
 }

@@ -1,17 +1,17 @@
 //! The conversation as the assembler reads it: checked, neutralized, split into system
-//! message, history and question, and each message's cost where the template hides it.
+//! message, history and question, its turns found once, and each message's share of a
+//! rendered prompt estimated where the template hides it.
 
 use std::ops::Range;
 
-use minijinja::value::Value;
+use minijinja::value::{Value, ValueKind};
 
 use super::PromptAssembler;
 use crate::error::Error;
 use crate::prompt::count::Counting;
-use crate::prompt::history;
+use crate::prompt::history::{self, CallIds, TurnShape};
 use crate::prompt::message::{role_of, text_content};
-use crate::prompt::template::TemplateInput;
-use crate::prompt::{ConversationDate, Message, untrusted};
+use crate::prompt::{Message, untrusted};
 
 /// A conversation read and checked.
 pub(super) struct Conversation {
@@ -24,11 +24,63 @@ pub(super) struct Conversation {
     pub(super) has_system: bool,
     /// The history's messages: between the system message and the question.
     pub(super) history: Range<usize>,
+    /// The history's turns, as message indices relative to `history.start`.
+    pub(super) turns: Vec<Range<usize>>,
 }
 
 impl Conversation {
     pub(super) fn question(&self) -> usize {
         self.values.len() - 1
+    }
+
+    /// Whether message `index` is an instruction (a system or developer message): kept
+    /// wherever it stands.
+    pub(super) fn is_instruction(&self, index: usize) -> bool {
+        history::is_instruction(&self.roles[index])
+    }
+
+    /// The first message kept when the history keeps its turns from `first`.
+    pub(super) fn kept_from(&self, first: usize) -> usize {
+        self.history.start
+            + self
+                .turns
+                .get(first)
+                .map_or(self.history.end - self.history.start, |t| t.start)
+    }
+
+    /// The messages sent when the history keeps what starts at `kept_from`: the system
+    /// message, the instructions among the dropped turns (never dropped), and the rest.
+    pub(super) fn kept_values(&self, kept_from: usize) -> Vec<Value> {
+        let mut values: Vec<Value> = self.values[..self.history.start].to_vec();
+        values.extend(
+            (self.history.start..kept_from)
+                .filter(|&index| self.is_instruction(index))
+                .map(|index| self.values[index].clone()),
+        );
+        values.extend_from_slice(&self.values[kept_from..]);
+        values
+    }
+
+    /// Each message's share when the template rewrote contents so that they cannot be found
+    /// in its text: the message's own count (its content, or its fields as JSON) and an even
+    /// share of the framing. A close estimate is all the choice of turns needs (the prompt
+    /// chosen is counted exactly), and it costs one count of each message: linear, where
+    /// rendering without each turn in turn was quadratic.
+    pub(super) fn estimated_costs(
+        &self,
+        whole_total: usize,
+        counting: &mut Counting<'_>,
+    ) -> Result<Vec<usize>, Error> {
+        let mut own = Vec::with_capacity(self.values.len());
+        for (value, content) in self.values.iter().zip(&self.contents) {
+            let tokens = match content {
+                Some(content) => counting.text(content)?,
+                None => counting.text(&serde_json::to_string(value).unwrap_or_default())?,
+            };
+            own.push(tokens);
+        }
+        let framing = whole_total.saturating_sub(own.iter().sum()) / own.len().max(1);
+        Ok(own.into_iter().map(|tokens| tokens + framing).collect())
     }
 }
 
@@ -56,6 +108,8 @@ impl PromptAssembler {
         let mut values = Vec::with_capacity(conversation.len());
         let mut roles = Vec::with_capacity(conversation.len());
         let mut contents = Vec::with_capacity(conversation.len());
+        let mut calls = Vec::with_capacity(conversation.len());
+        let mut answers = Vec::with_capacity(conversation.len());
         for (index, message) in conversation.iter().enumerate() {
             let role = message.role();
             let valid = !role.is_empty()
@@ -71,6 +125,13 @@ impl PromptAssembler {
             // As `transformers` does: a key whose value is `null` is dropped (templates handle a
             // missing key, and some print "None" for a null one).
             let given = without_nulls(message.value());
+            calls.push(call_ids(&given));
+            answers.push(
+                given
+                    .get_attr("tool_call_id")
+                    .ok()
+                    .and_then(|id| id.as_str().map(ToString::to_string)),
+            );
             let value = if self.inner.special_tokens_in_messages {
                 given
             } else {
@@ -80,53 +141,49 @@ impl PromptAssembler {
             roles.push(role_of(&value).unwrap_or_default());
             values.push(value);
         }
-        let has_system =
-            conversation.len() > 1 && matches!(conversation[0].role(), "system" | "developer");
+        let has_system = conversation.len() > 1 && history::is_instruction(conversation[0].role());
         let history = usize::from(has_system)..conversation.len() - 1;
+        let shapes: Vec<TurnShape<'_>> = history
+            .clone()
+            .map(|index| TurnShape {
+                role: &roles[index],
+                calls_tools: calls[index].is_some(),
+                answers: answers[index].as_deref(),
+            })
+            .collect();
+        let ids: Vec<CallIds<'_>> = history
+            .clone()
+            .map(|index| calls[index].as_deref().unwrap_or_default())
+            .collect();
+        let turns = history::turns(&shapes, &ids);
         Ok(Conversation {
             values,
             roles,
             contents,
             has_system,
             history,
+            turns,
         })
     }
+}
 
-    /// Each message's cost measured by rendering the conversation without each turn in turn:
-    /// for templates that rewrite contents, where [`message_costs`] cannot find them.
-    pub(super) fn costs_by_rendering(
-        &self,
-        chat: &Conversation,
-        date: ConversationDate,
-        counting: &mut Counting<'_>,
-    ) -> Result<Vec<usize>, Error> {
-        let template = &self.inner.template;
-        let turns = history::turns(
-            &chat.roles[chat.history.clone()]
-                .iter()
-                .map(String::as_str)
-                .collect::<Vec<_>>(),
-        );
-        let mut costs = vec![0; chat.values.len()];
-        let render = |from: usize, counting: &mut Counting<'_>| -> Result<usize, Error> {
-            let mut values: Vec<Value> = chat.values[..chat.history.start].to_vec();
-            values.extend_from_slice(&chat.values[from..]);
-            let rendered = template.render(&TemplateInput {
-                messages: &values,
-                documents: None,
-                date,
-            })?;
-            counting.rendered(&rendered)
-        };
-        let mut after = render(chat.history.end, counting)?;
-        for turn in turns.iter().rev() {
-            let start = chat.history.start + turn.start;
-            let with = render(start, counting)?;
-            costs[start] = with.saturating_sub(after);
-            after = with;
-        }
-        Ok(costs)
+/// The ids of a message's tool calls, or `None` where it calls no tool.
+fn call_ids(message: &Value) -> Option<Vec<String>> {
+    let calls = message.get_attr("tool_calls").ok()?;
+    if calls.kind() != ValueKind::Seq || calls.len() == Some(0) {
+        return None;
     }
+    Some(
+        calls
+            .try_iter()
+            .ok()?
+            .filter_map(|call| {
+                call.get_attr("id")
+                    .ok()
+                    .and_then(|id| id.as_str().map(ToString::to_string))
+            })
+            .collect(),
+    )
 }
 
 /// `message` without its top-level keys whose value is `null`.

@@ -1,9 +1,7 @@
 //! One fitting of the prompt: the context assembled at a budget, placed where the settings
 //! say, the kept turns rendered through the template, and counted.
 
-use std::ops::Range;
-
-use minijinja::value::Value;
+use minijinja::value::{Value, ValueKind};
 
 use super::PromptAssembler;
 use super::conversation::Conversation;
@@ -18,11 +16,9 @@ use crate::{AssembledContext, MentorRagResult};
 impl PromptAssembler {
     /// Renders the conversation keeping turns from `first`, with the context assembled at
     /// `budget` and placed, and counts it.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn fit<'c>(
         &self,
         chat: &Conversation,
-        turns: &[Range<usize>],
         first: usize,
         budget: usize,
         results: &'c [MentorRagResult],
@@ -35,13 +31,9 @@ impl PromptAssembler {
             Err(_) => inner.empty.run(results),
         };
         counting.bytes_tokenized += stats.bytes_tokenized;
-        let kept_from = chat.history.start
-            + turns
-                .get(first)
-                .map_or(chat.history.end - chat.history.start, |t| t.start);
-        let mut values: Vec<Value> = chat.values[..chat.history.start].to_vec();
-        values.extend_from_slice(&chat.values[kept_from..]);
+        let mut values = chat.kept_values(chat.kept_from(first));
         let mut documents = None;
+        let mut in_parts = false;
         match inner.placement {
             ContextPlacement::User if !context.text.is_empty() => {
                 let question = values.len() - 1;
@@ -54,13 +46,10 @@ impl PromptAssembler {
             }
             ContextPlacement::System if !context.text.is_empty() => {
                 if chat.has_system {
-                    let system = chat.contents[0].as_deref().unwrap_or("");
-                    let text = if system.is_empty() {
-                        context.text.clone()
-                    } else {
-                        format!("{system}\n\n{}", context.text)
-                    };
-                    values[0] = with_content(&values[0], &text);
+                    in_parts = values[0]
+                        .get_attr("content")
+                        .is_ok_and(|content| content.kind() == ValueKind::Seq);
+                    values[0] = with_context_after(&values[0], &context.text);
                 } else {
                     values.insert(
                         0,
@@ -115,6 +104,22 @@ impl PromptAssembler {
             documents: documents_value.as_ref(),
             date,
         })?;
+        // A template may write only some parts of a message's content (Gemma 3 takes the first
+        // part of a system message's): a context given as a part it left out would be lost
+        // without a word.
+        if in_parts {
+            let core = context.text.trim();
+            let text = rendered.text.as_deref().unwrap_or_default();
+            if !core.is_empty() && !text.contains(core) {
+                return Err(Error::ChatTemplate {
+                    problem: "the chat template did not write the context placed in the system \
+                              message's last text part (it writes only some parts of that \
+                              message); give the system message as text, or place the context \
+                              elsewhere with `context_in`"
+                        .to_string(),
+                });
+            }
+        }
         let total = match inner.placement {
             ContextPlacement::Documents => counting.rendered(&rendered)?,
             _ => counting.rendered_with_context(&rendered, &context.text, context.token_count)?,
@@ -138,17 +143,58 @@ pub(super) struct Fitted<'c> {
     pub(super) total: usize,
 }
 
-/// `message` with its `content` replaced.
-fn with_content(message: &Value, content: &str) -> Value {
-    let keys: Vec<Value> = message
+/// A system message with the context after its instructions: after its text, or, where its
+/// content is a list of parts (`[{"type": "text", "text": ...}]`), after the text of its last
+/// part, or as a part of its own where the last part is not text. Never in their place.
+fn with_context_after(message: &Value, context: &str) -> Value {
+    let joined = |instructions: &str| {
+        if instructions.is_empty() {
+            context.to_string()
+        } else {
+            format!("{instructions}\n\n{context}")
+        }
+    };
+    let content = message.get_attr("content").unwrap_or_default();
+    if content.kind() != ValueKind::Seq {
+        return with_content(message, &joined(content.as_str().unwrap_or("")));
+    }
+    let mut parts: Vec<Value> = content
         .try_iter()
         .map(Iterator::collect)
         .unwrap_or_default();
+    let last_text = parts.last().and_then(|part| {
+        let is_text = part.get_attr("type").ok()?.as_str()? == "text";
+        let text = part.get_attr("text").ok()?;
+        is_text
+            .then(|| text.as_str().map(ToString::to_string))
+            .flatten()
+    });
+    match last_text {
+        Some(text) => {
+            let last = parts.len() - 1;
+            parts[last] = with_field(&parts[last], "text", &Value::from(joined(&text)));
+        }
+        None => parts.push(Value::from_pairs([
+            ("type", Value::from("text")),
+            ("text", Value::from(context)),
+        ])),
+    }
+    with_field(message, "content", &Value::from(parts))
+}
+
+/// `message` with its `content` replaced.
+fn with_content(message: &Value, content: &str) -> Value {
+    with_field(message, "content", &Value::from(content))
+}
+
+/// `object` with the value of `field` replaced, its keys in their order.
+fn with_field(object: &Value, field: &str, replacement: &Value) -> Value {
+    let keys: Vec<Value> = object.try_iter().map(Iterator::collect).unwrap_or_default();
     Value::from_pairs(keys.into_iter().map(|key| {
-        let value = if key.as_str() == Some("content") {
-            Value::from(content)
+        let value = if key.as_str() == Some(field) {
+            replacement.clone()
         } else {
-            message.get_item(&key).unwrap_or_default()
+            object.get_item(&key).unwrap_or_default()
         };
         (key, value)
     }))

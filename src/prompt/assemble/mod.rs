@@ -196,32 +196,32 @@ impl PromptAssembler {
         self.assemble_counting(conversation, results).0
     }
 
-    /// [`assemble`](Self::assemble), and the bytes it handed the tokenizer (the context's
-    /// assembly included): what the cost tests and benches read.
+    /// [`assemble`](Self::assemble), and what it cost: the bytes it handed the tokenizer (the
+    /// context's assembly included) and the renders: what the cost tests and benches read.
     pub(crate) fn assemble_counting<'r>(
         &self,
         conversation: &[Message],
         results: &'r [MentorRagResult],
-    ) -> (Result<Prompt<'r>, Error>, usize) {
-        let mut bytes = 0;
-        let prompt = self.assemble_measured(conversation, results, &mut bytes);
-        (prompt, bytes)
+    ) -> (Result<Prompt<'r>, Error>, super::count::Work) {
+        let mut stats = super::count::Work::default();
+        let prompt = self.assemble_measured(conversation, results, &mut stats);
+        (prompt, stats)
     }
 
     fn assemble_measured<'r>(
         &self,
         conversation: &[Message],
         results: &'r [MentorRagResult],
-        bytes_tokenized: &mut usize,
+        stats: &mut super::count::Work,
     ) -> Result<Prompt<'r>, Error> {
         let available = self.inner.window - self.inner.reserve;
         let bound = available
             .saturating_mul(self.inner.template.counter().max_token_bytes())
             .saturating_add(1);
         match untrusted::results(results, self.inner.template.control(), bound) {
-            Cow::Borrowed(results) => self.assemble_neutral(conversation, results, bytes_tokenized),
+            Cow::Borrowed(results) => self.assemble_neutral(conversation, results, stats),
             Cow::Owned(results) => self
-                .assemble_neutral(conversation, &results, bytes_tokenized)
+                .assemble_neutral(conversation, &results, stats)
                 .map(Prompt::into_owned),
         }
     }
@@ -231,7 +231,7 @@ impl PromptAssembler {
         &self,
         conversation: &[Message],
         results: &'r [MentorRagResult],
-        bytes_tokenized: &mut usize,
+        stats: &mut super::count::Work,
     ) -> Result<Prompt<'r>, Error> {
         let inner = &*self.inner;
         let template = &inner.template;
@@ -248,21 +248,29 @@ impl PromptAssembler {
             date,
         })?;
         let whole_total = counting.rendered(&whole)?;
-        let costs = match message_costs(&whole, &chat.contents, &mut counting)? {
+        // Instructions in the history are never dropped, and some templates move them (DeepSeek
+        // V3 joins every system message at the start): the search for contents in order
+        // passes them by, and they cost what the template makes of them, as fixed text.
+        let searched: Vec<Option<&str>> = chat
+            .contents
+            .iter()
+            .enumerate()
+            .map(|(index, content)| {
+                let moved = chat.history.contains(&index) && chat.is_instruction(index);
+                content.as_deref().filter(|_| !moved)
+            })
+            .collect();
+        let costs = match message_costs(&whole, &searched, &mut counting)? {
             Some(costs) => costs,
-            None => self.costs_by_rendering(&chat, date, &mut counting)?,
+            None => chat.estimated_costs(whole_total, &mut counting)?,
         };
-        let turns = history::turns(
-            &chat.roles[chat.history.clone()]
-                .iter()
-                .map(String::as_str)
-                .collect::<Vec<_>>(),
-        );
-        let turn_costs: Vec<usize> = turns
+        let turn_costs: Vec<usize> = chat
+            .turns
             .iter()
             .map(|turn| {
-                costs[chat.history.start + turn.start..chat.history.start + turn.end]
-                    .iter()
+                (chat.history.start + turn.start..chat.history.start + turn.end)
+                    .filter(|&index| !chat.is_instruction(index))
+                    .map(|index| costs[index])
                     .sum()
             })
             .collect();
@@ -270,10 +278,10 @@ impl PromptAssembler {
         let fixed = whole_total.saturating_sub(history_total);
         let question_tokens =
             counting.text(chat.contents[chat.question()].as_deref().unwrap_or(""))?;
-        let system_tokens = match chat.has_system {
-            true => counting.text(chat.contents[0].as_deref().unwrap_or(""))?,
-            false => 0,
-        };
+        let mut system_tokens = 0;
+        for index in (0..chat.history.end).filter(|&index| chat.is_instruction(index)) {
+            system_tokens += counting.text(chat.contents[index].as_deref().unwrap_or(""))?;
+        }
 
         // Half of what the window leaves after the reserve, the template and the system
         // message, but not the question: so the history's room does not move with each
@@ -288,8 +296,9 @@ impl PromptAssembler {
         let mut budget = available.saturating_sub(fixed.saturating_add(kept));
 
         let mut attempts = 0;
+        let mut drops = 0u32;
         let (mut fitted, mut total) = loop {
-            let fitted = self.fit(&chat, &turns, first, budget, results, date, &mut counting)?;
+            let fitted = self.fit(&chat, first, budget, results, date, &mut counting)?;
             let total = fitted.total;
             if total <= available {
                 break (fitted, total);
@@ -300,8 +309,17 @@ impl PromptAssembler {
                 budget = budget.saturating_sub(over);
             } else if budget > 0 {
                 budget = 0;
-            } else if first < turns.len() {
-                first += 1;
+            } else if first < chat.turns.len() {
+                // Turns enough to cover what it went over, by their measured costs; twice as
+                // much each time the measure fell short, so that a few renders settle it
+                // however long the conversation is.
+                let need = over.saturating_mul(1 << drops.min(32));
+                drops += 1;
+                let mut covered = 0;
+                while first < chat.turns.len() && (covered == 0 || covered < need) {
+                    covered += turn_costs[first].max(1);
+                    first += 1;
+                }
             } else {
                 return Err(Error::PromptTooLarge {
                     needed: total,
@@ -320,8 +338,7 @@ impl PromptAssembler {
             }
             let earlier = history::first_kept(&turn_costs, wider, inner.trim_step);
             if earlier < first {
-                let retry =
-                    self.fit(&chat, &turns, earlier, budget, results, date, &mut counting)?;
+                let retry = self.fit(&chat, earlier, budget, results, date, &mut counting)?;
                 if retry.total <= available {
                     first = earlier;
                     total = retry.total;
@@ -330,15 +347,13 @@ impl PromptAssembler {
             }
         }
 
-        let kept_from = chat.history.start
-            + turns
-                .get(first)
-                .map_or(chat.history.end - chat.history.start, |t| t.start);
+        let kept_from = chat.kept_from(first);
         let mut history_tokens = 0;
-        for content in chat.contents[kept_from..chat.history.end].iter().flatten() {
-            history_tokens += counting.text(content)?;
+        for index in (kept_from..chat.history.end).filter(|&index| !chat.is_instruction(index)) {
+            history_tokens += counting.text(chat.contents[index].as_deref().unwrap_or(""))?;
         }
         let dropped = (chat.history.start..kept_from)
+            .filter(|&index| !chat.is_instruction(index))
             .map(|index| DroppedMessage {
                 index,
                 role: chat.roles[index].clone(),
@@ -370,7 +385,8 @@ impl PromptAssembler {
                 Message::from_value(value).map_err(|problem| Error::Conversation { problem })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        *bytes_tokenized += counting.bytes_tokenized;
+        stats.bytes_tokenized += counting.bytes_tokenized;
+        stats.renders += counting.renders;
         Ok(Prompt {
             prompt: fitted.rendered.text,
             messages,

@@ -64,9 +64,9 @@ fn cost(
     chat: &[Message],
     results: &[MentorRagResult],
 ) -> (usize, usize) {
-    let (prompt, bytes) = prompt_with_stats(prompts, chat, results);
+    let (prompt, stats) = prompt_with_stats(prompts, chat, results);
     let prompt = prompt.unwrap();
-    (bytes, prompt.prompt.unwrap().len())
+    (stats.bytes_tokenized, prompt.prompt.unwrap().len())
 }
 
 #[test]
@@ -100,4 +100,58 @@ fn a_cold_prompt_costs_about_one_count_and_the_next_turn_what_is_new() {
         warm_forty <= warm + 256,
         "a longer history costs more: {warm_forty} against {warm}"
     );
+}
+
+/// However long the conversation, a whole prompt takes a handful of renders: its cost is linear
+/// in the conversation. Three paths: contents found in the text (ChatML), Harmony, and a
+/// template that rewrites contents (`upper`), whose shares are estimated, not measured by
+/// rendering without each turn, and whose estimates fall short (upper case costs more
+/// tokens), so the fitting must drop many turns at once.
+#[test]
+fn renders_stay_few_however_long_the_conversation() {
+    let results = fixture("pricing.json");
+    let upper = ChatTemplate::jinja(
+        "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content | upper }}<|im_end|>\n{% endfor %}<|im_start|>assistant\n",
+        Encoding::O200kBase,
+        ["<|im_start|>".to_string(), "<|im_end|>".to_string()],
+        None,
+        None,
+    )
+    .unwrap();
+    let chatml = ChatTemplate::jinja(
+        CHATML,
+        Encoding::O200kBase,
+        ["<|im_start|>".to_string(), "<|im_end|>".to_string()],
+        None,
+        None,
+    )
+    .unwrap();
+    for (name, template) in [
+        ("chatml", chatml),
+        ("harmony", ChatTemplate::harmony()),
+        ("upper", upper),
+    ] {
+        let prompts = PromptBuilder::new(template, 4096)
+            .reserve(512)
+            .date(
+                "2026-12-02"
+                    .parse::<mentor_context::prompt::ConversationDate>()
+                    .unwrap(),
+            )
+            .build()
+            .unwrap();
+        for turns in [10, 400, 2000] {
+            let (prompt, stats) = prompt_with_stats(&prompts, &chat(turns), &results);
+            let prompt = prompt.unwrap();
+            assert!(prompt.token_count + 512 <= 4096);
+            assert!(
+                stats.renders <= 16,
+                "{name}, {turns} turns: {} renders",
+                stats.renders
+            );
+            if turns == 2000 {
+                assert!(prompt.dropped.len() > 3000, "{name}: the case trims");
+            }
+        }
+    }
 }

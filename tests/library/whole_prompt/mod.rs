@@ -2,5 +2,6 @@
 
 mod conversations;
 mod cost;
+mod nothing_lost;
 mod properties;
 mod reference;
