@@ -265,11 +265,14 @@ mod tests {
             .collect()
     }
 
+    /// Messages as (role, content), with what v3 writes and what v7 and later write.
+    type Case<'a> = (&'a [(&'a str, &'a str)], &'a str, &'a str);
+
     /// Each case with what mistral-common 1.13.1 writes for a v3 file and for v7, v11 and v13
     /// files (`encode_chat_completion(...).text`).
     #[test]
     fn each_format_writes_what_mistral_common_writes() {
-        let cases: [(&[(&str, &str)], &str, &str); 6] = [
+        let cases: [Case<'_>; 6] = [
             (
                 &[
                     ("system", "S"),

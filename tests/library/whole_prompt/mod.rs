@@ -4,3 +4,4 @@ mod conversations;
 mod cost;
 mod properties;
 mod reference;
+mod tekken_files;
