@@ -21,7 +21,7 @@ use crate::prompt::message::{role_of, text_content};
 use crate::tokenizer::{TekkenTokenizer, TekkenVersion};
 
 /// The versions whose instruct format this writes.
-pub(super) const WRITTEN: [TekkenVersion; 4] = [
+const WRITTEN: [TekkenVersion; 4] = [
     TekkenVersion::V3,
     TekkenVersion::V7,
     TekkenVersion::V11,
