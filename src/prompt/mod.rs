@@ -42,7 +42,7 @@
 //! tokens parsed. `token_count + reserve` never exceeds the window. The repository's
 //! `.ci/run` checks prompt and count against the owners' code for Llama 3, Llama 3.1, Qwen 3,
 //! DeepSeek V3, Gemma 3, gpt-oss (Harmony), GPT-4o (OpenAI's rule) and Mistral's Tekken
-//! files.
+//! files (instruct formats v3, v7, v11 and v13, by the file's `version`).
 //!
 //! # How the window is shared
 //!

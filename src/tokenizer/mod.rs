@@ -29,6 +29,7 @@ mod nfc;
 mod pieces;
 mod split_rule;
 mod tekken;
+mod tekken_version;
 mod tiktoken;
 mod vocabulary;
 
@@ -42,6 +43,7 @@ pub use huggingface::HuggingFaceTokenizer;
 pub(crate) use nfc::nfc_stable;
 pub(crate) use split_rule::openai_splits_exactly;
 pub use tekken::TekkenTokenizer;
+pub use tekken_version::TekkenVersion;
 
 /// The most bytes handed to a tokenizer in one call unless it says otherwise
 /// ([`TokenCounter::max_call_bytes`]): tiktoken-rs 0.12.1 panics on about a million

@@ -14,6 +14,7 @@ use serde::Deserialize;
 use tiktoken_rs::{CoreBPE, Rank};
 
 use super::file_id::{file_name, load_file};
+use super::tekken_version::{SpecialToken, TekkenVersion, named_special_tokens};
 use super::{TokenCounter, openai_splits_exactly};
 use crate::error::Error;
 
@@ -28,12 +29,14 @@ const COVERAGE_PROBE: &str = "Aa Zz \u{c9}t\u{e9} \u{df} \u{1c5} \u{65e5}\u{672c
 
 const TEKKEN_PATTERN: &str = r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+";
 
-/// The parts of a Tekken file the counting needs; the rest (special tokens, image settings)
-/// is ignored.
+/// The parts of a Tekken file the counting and the chat template need; the rest (image and
+/// audio settings) is ignored.
 #[derive(Deserialize)]
 struct TekkenFile {
     config: TekkenConfig,
     vocab: Vec<TekkenToken>,
+    #[serde(default)]
+    special_tokens: Option<Vec<SpecialToken>>,
 }
 
 #[derive(Deserialize)]
@@ -42,7 +45,7 @@ struct TekkenConfig {
     default_vocab_size: usize,
     default_num_special_tokens: usize,
     #[serde(default)]
-    version: Option<String>,
+    version: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -78,6 +81,9 @@ pub struct TekkenTokenizer {
     /// Whether the file's pattern is the published one, whose splits are known.
     exact_splits: bool,
     name: String,
+    version: TekkenVersion,
+    /// The file's named special tokens, when it lists them (v11 and later files must).
+    special_tokens: Option<Vec<String>>,
     /// The rank given to an empty piece, which a pattern that can match nothing makes and
     /// tiktoken cannot encode (it panics): such pieces are dropped, being no text.
     empty_piece: Rank,
@@ -97,10 +103,13 @@ impl TekkenTokenizer {
     ///
     /// # Errors
     ///
-    /// [`Error::TokenizerFile`] when `json` is not a valid Tekken file.
+    /// [`Error::TokenizerFile`] when `json` is not a valid Tekken file, or its
+    /// `config.version` is missing or not one of [`TekkenVersion::ALL`] (as `mistral-common`
+    /// refuses it).
     pub fn from_slice(json: &[u8]) -> Result<TekkenTokenizer, Error> {
         let file: TekkenFile =
             serde_json::from_slice(json).map_err(|e| Error::tokenizer_data(format!("{e}")))?;
+        let version = TekkenVersion::read(file.config.version.as_ref())?;
         let config = &file.config;
         let ranks = config
             .default_vocab_size
@@ -162,18 +171,29 @@ impl TekkenTokenizer {
                     .to_string(),
             ));
         }
-        let family = match &config.version {
-            Some(version) => format!("tekken-{version}"),
-            None => "tekken".to_string(),
-        };
         Ok(TekkenTokenizer {
             bpe,
             token_bytes,
             max_token_bytes,
             exact_splits: config.pattern == TEKKEN_PATTERN,
-            name: file_name(&family, json),
+            name: file_name(&format!("tekken-{version}"), json),
+            version,
+            special_tokens: file.special_tokens.map(named_special_tokens),
             empty_piece,
         })
+    }
+
+    /// The file's tokenizer version (`config.version`), which names the model's instruct
+    /// format.
+    #[must_use]
+    pub fn version(&self) -> TekkenVersion {
+        self.version
+    }
+
+    /// The named special tokens the file lists (`special_tokens`), without the fillers; `None`
+    /// when it lists none, as v3 and v7 files may.
+    pub(crate) fn special_tokens(&self) -> Option<&[String]> {
+        self.special_tokens.as_deref()
     }
 
     /// Whether splits are exact by the rule of the file's pattern (`false`: the assembler
@@ -280,6 +300,8 @@ mod tests {
         let json = file(&extra, 258 + 10, 10);
         let tekken = TekkenTokenizer::from_slice(json.as_bytes()).unwrap();
         assert!(tekken.name().starts_with("tekken-v3@"), "{}", tekken.name());
+        assert_eq!(tekken.version(), TekkenVersion::V3);
+        assert_eq!(tekken.special_tokens(), None);
         assert_eq!(tekken.encode("abc"), vec![257]);
         let mut lengths = Vec::new();
         tekken.token_lengths("abc <s>", &mut lengths);
@@ -308,6 +330,19 @@ mod tests {
                 "split pattern",
             ),
             ("{\"vocab\": []}".to_string(), "missing field `config`"),
+            // What mistral-common refuses, the version not being one it knows or absent.
+            (
+                file(&[], 256, 0).replace("\"v3\"", "\"v99\""),
+                "\"v99\" is not",
+            ),
+            (
+                file(&[], 256, 0).replace("\"v3\"", "\"banana\""),
+                "\"banana\" is not",
+            ),
+            (
+                file(&[], 256, 0).replace(",\"version\":\"v3\"", ""),
+                "version is missing",
+            ),
             // Found by fuzz/fuzz_targets/tokenizer_file.rs: spaces were not counted.
             (
                 file(&[], 256, 0).replace("|\\\\s+(?!\\\\S)|\\\\s+", ""),

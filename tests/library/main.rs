@@ -34,5 +34,6 @@ mod selection;
 mod settings;
 mod snapshots;
 mod stand_ins;
+mod tekken_versions;
 mod unsealed_fields;
 mod whole_prompt;

@@ -14,7 +14,9 @@ CASES_JSON is a JSON array of cases, each {"template", "messages", "documents", 
   must name a folder with o200k_base.tiktoken);
 - "openai:ENCODING": the OpenAI cookbook's `num_tokens_from_messages` with tiktoken (3 per
   message, 1 per name, 3 priming the reply);
-- "mistral:FILE": mistral-common's `encode_chat_completion` with the Tekken file.
+- "mistral:FILE": mistral-common's `encode_chat_completion` with the Tekken file, whose
+  `version` (v3, v7, v11, v13) chooses the instruct format; its out also has "version", the
+  version mistral-common read.
 
 "controls_in_context" counts the control tokens (special or template-written added tokens,
 or Harmony's specials) that a tokenizer parsing them finds inside the context's span of the
@@ -141,7 +143,9 @@ def mistral(case, path):
     kinds = {"system": SystemMessage, "user": UserMessage, "assistant": AssistantMessage}
     messages = [kinds[m["role"]](content=m["content"]) for m in case["messages"]]
     result = tok.encode_chat_completion(ChatCompletionRequest(messages=messages))
-    return {"prompt": result.text, "count": len(result.tokens), "controls_in_context": 0}
+    # The version mistral-common read from the file, which chose its instruct tokenizer.
+    version = tok.instruct_tokenizer.tokenizer.version.value
+    return {"prompt": result.text, "count": len(result.tokens), "controls_in_context": 0, "version": version}
 
 
 def main():

@@ -115,3 +115,55 @@ fn a_bad_tokenizer_json_is_named() {
     run(&["assemble", "--tokenizer-file", file.path(), PRICING])
         .bad(&["--tokenizer-file", file.path()]);
 }
+
+/// The small Tekken file as tokenizer `version`.
+fn tekken_file_as(version: &str) -> TempFile {
+    let v3 = tekken_file(&[]);
+    let json = std::fs::read_to_string(v3.path()).unwrap();
+    let json = json.replace(r#""version":"v3""#, &format!(r#""version":"{version}""#));
+    TempFile::new("tekken_version.json", json.as_bytes())
+}
+
+#[test]
+fn a_tekken_file_s_version_chooses_the_mistral_format_and_others_are_refused() {
+    let conversation = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/prompt/conversation.json"
+    );
+    let prompt = |file: &TempFile| {
+        run(&[
+            "prompt",
+            PRICING,
+            "--conversation",
+            conversation,
+            "--window",
+            "100000",
+            "--chat-template",
+            "mistral",
+            "--tokenizer-file",
+            file.path(),
+        ])
+    };
+    let v3 = prompt(&tekken_file_as("v3")).ok();
+    assert!(
+        v3.starts_with("<s>[INST]Which plans") && !v3.contains("[SYSTEM_PROMPT]"),
+        "{v3}"
+    );
+    let v7 = prompt(&tekken_file_as("v7")).ok();
+    assert!(
+        v7.starts_with("<s>[SYSTEM_PROMPT]You answer questions"),
+        "{v7}"
+    );
+    prompt(&tekken_file_as("v15")).bad(&[
+        "the Tekken file's version is v15;",
+        "for versions v3, v7, v11, v13 only",
+    ]);
+    for version in ["v99", "banana"] {
+        let file = tekken_file_as(version);
+        run(&["assemble", "--tokenizer-file", file.path(), PRICING]).bad(&[
+            "--tokenizer-file",
+            &format!("config.version \"{version}\" is not a tokenizer version"),
+            "one of v1, v2, v3, v7, v11, v13, v15",
+        ]);
+    }
+}

@@ -60,7 +60,7 @@ enum Kind {
     },
     Harmony,
     OpenAi,
-    Mistral,
+    Mistral(mistral::Format),
 }
 
 impl std::fmt::Debug for ChatTemplate {
@@ -199,22 +199,21 @@ impl ChatTemplate {
         .expect("Harmony's control tokens always build")
     }
 
-    /// Mistral's instruct format for a Tekken file (`tekken_240718.json`,
-    /// `tekken_240911.json`), as `mistral-common`'s `encode_chat_completion` writes it: system
-    /// prompts joined before the last user message, `[INST]`...`[/INST]` around user turns,
-    /// `</s>` after assistant turns. System, user and assistant messages with text content.
+    /// Mistral's instruct format for a Tekken file, by the file's tokenizer version, as
+    /// `mistral-common`'s `encode_chat_completion` writes it: `[INST]`...`[/INST]` around user
+    /// turns, `</s>` after assistant turns; v3 (`mistral-common`'s own `tekken_240718.json`
+    /// and `tekken_240911.json`) joins the system messages before the last user message, v7,
+    /// v11 and v13 write each in place between `[SYSTEM_PROMPT]` and `[/SYSTEM_PROMPT]`.
+    /// System, user and assistant messages with text content.
     ///
     /// # Errors
     ///
-    /// [`Error::ChatTemplate`] when the file's instruct version is not one this writes.
+    /// [`Error::ChatTemplate`] when the file's version is not v3, v7, v11 or v13 (naming it),
+    /// or its special tokens lack one the format writes.
     pub fn mistral(tekken: TekkenTokenizer) -> Result<ChatTemplate, Error> {
+        let (format, control) = mistral::format_of(&tekken)?;
         let name = format!("mistral/{}", tekken.name());
-        ChatTemplate::new(
-            Kind::Mistral,
-            Arc::new(tekken),
-            mistral::control_tokens(),
-            name,
-        )
+        ChatTemplate::new(Kind::Mistral(format), Arc::new(tekken), control, name)
     }
 
     /// A Jinja chat template (the `chat_template` of a `tokenizer_config.json`), rendered as
@@ -327,7 +326,10 @@ impl ChatTemplate {
                 harmony::render(input.messages, input.date)?,
                 control,
             )),
-            Kind::Mistral => Ok(Rendered::split(mistral::render(input.messages)?, control)),
+            Kind::Mistral(format) => Ok(Rendered::split(
+                mistral::render(input.messages, *format)?,
+                control,
+            )),
             Kind::OpenAi => openai::render(input.messages),
         }
     }

@@ -5,3 +5,4 @@ mod cost;
 mod nothing_lost;
 mod properties;
 mod reference;
+mod tekken_files;
