@@ -111,6 +111,7 @@ impl PromptAssembler {
         let render = |from: usize, counting: &mut Counting<'_>| -> Result<usize, Error> {
             let mut values: Vec<Value> = chat.values[..chat.history.start].to_vec();
             values.extend_from_slice(&chat.values[from..]);
+            counting.check()?;
             let rendered = template.render(&TemplateInput {
                 messages: &values,
                 documents: None,

@@ -2,5 +2,6 @@
 
 mod conversations;
 mod cost;
+mod deadline;
 mod properties;
 mod reference;
