@@ -86,8 +86,9 @@ fn a_full_service_answers_503_at_once_and_sigterm_answers_what_is_in_flight() {
     assert_stopped_cleanly(&service, status);
 }
 
+/// A body still arriving when the timeout is up is the client's: 408, not the service's 503.
 #[test]
-fn a_request_past_the_timeout_is_503() {
+fn a_body_that_does_not_arrive_within_the_timeout_is_408() {
     let service = Service::configured(
         b"[server]\ntimeout_seconds = 0.05\n\n[profiles.default]\nbudget = 300\n",
     );
@@ -95,7 +96,7 @@ fn a_request_past_the_timeout_is_503() {
     let held = half_sent(&service, &body);
     std::thread::sleep(Duration::from_millis(300));
     let answer = finish(held, &body);
-    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert!(answer.contains("\"code\":\"TIMEOUT\""), "{answer}");
 }
 

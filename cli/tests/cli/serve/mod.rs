@@ -7,6 +7,7 @@ use std::process::{Child, Command, Stdio};
 
 use super::*;
 
+mod edges;
 mod limits;
 
 /// A running service, stopped when dropped.
