@@ -9,6 +9,7 @@ use super::*;
 
 mod edges;
 mod limits;
+mod timeouts;
 
 /// A running service, stopped when dropped.
 pub(super) struct Service {
