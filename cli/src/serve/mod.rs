@@ -45,8 +45,8 @@ pub(crate) struct ServeArgs {
 
     /// The service's configuration: a TOML file of `[profiles.NAME]` tables, each the
     /// settings of one profile (the names of `--settings`), and an optional `[server]` table
-    /// (listen, body_limit, concurrency, timeout_seconds). Without it, the options below make
-    /// one profile, `default`.
+    /// (listen, body_limit, concurrency, timeout_seconds, header_timeout_seconds). Without it,
+    /// the options below make one profile, `default`.
     #[arg(long, value_name = "FILE", conflicts_with = "settings_file")]
     config: Option<PathBuf>,
 

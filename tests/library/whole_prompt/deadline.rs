@@ -100,7 +100,7 @@ fn results() -> Vec<MentorRagResult> {
     (0..20)
         .map(|i| {
             MentorRagResult::from_content(
-                &format!("Plan {i} costs {i} EUR a month and keeps {i} versions."),
+                format!("Plan {i} costs {i} EUR a month and keeps {i} versions."),
                 1.0 - i as f32 / 100.0,
             )
         })
