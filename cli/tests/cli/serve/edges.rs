@@ -160,36 +160,42 @@ fn hyper_s_own_refusals_are_problem_documents() {
 }
 
 /// As Python's `urllib` does: the whole body written before anything is read. The service
-/// refuses it after 4096 bytes, and reads the rest (8 MB) so the client can finish writing and
-/// read the refusal.
+/// refuses it (from its `Content-Length` at once, or after 4096 bytes of a chunked body) and
+/// reads the rest (8 MB) so the client can finish writing and read the refusal.
 #[test]
 fn a_client_that_writes_an_oversize_body_whole_before_reading_reads_its_413() {
     let service = service();
     let body = vec![b' '; 8 << 20];
-    let mut stream = TcpStream::connect(&service.address).unwrap();
-    stream
-        .set_write_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
-    // No Content-Length: the service finds the body too long only by reading it.
-    stream
-        .write_all(
-            format!(
-                "{HEAD}Transfer-Encoding: chunked\r\n\r\n{:x}\r\n",
-                body.len()
-            )
-            .as_bytes(),
-        )
-        .unwrap();
-    stream
-        .write_all(&body)
-        .expect("the service reads the whole body");
-    stream.write_all(b"\r\n0\r\n\r\n").unwrap();
-    let (status, problem) = answer(&mut stream);
-    assert_eq!(
-        (status, problem["code"].as_str()),
-        (413, Some("PAYLOAD_TOO_LARGE"))
-    );
+    let framings = [
+        (
+            format!("Content-Length: {}\r\n\r\n", body.len()),
+            String::new(),
+        ),
+        (
+            format!("Transfer-Encoding: chunked\r\n\r\n{:x}\r\n", body.len()),
+            "\r\n0\r\n\r\n".to_string(),
+        ),
+    ];
+    for (head, tail) in framings {
+        let mut stream = TcpStream::connect(&service.address).unwrap();
+        stream
+            .set_write_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        stream
+            .write_all(format!("{HEAD}{head}").as_bytes())
+            .unwrap();
+        stream
+            .write_all(&body)
+            .unwrap_or_else(|err| panic!("{head}: the service stopped reading: {err}"));
+        stream.write_all(tail.as_bytes()).unwrap();
+        let (status, problem) = answer(&mut stream);
+        assert_eq!(
+            (status, problem["code"].as_str()),
+            (413, Some("PAYLOAD_TOO_LARGE")),
+            "{head}"
+        );
+    }
 }
