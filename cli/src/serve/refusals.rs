@@ -97,9 +97,16 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Refusals<S> {
     }
 }
 
+/// The longest head taken for one of hyper's refusals (they are about 100 bytes).
+const REFUSAL_BYTES: usize = 1024;
+
 /// `written` as a problem document, when it is one of hyper's own refusals: a whole head of a
 /// 4xx or 5xx status, `content-length: 0`, no content type.
 fn rewritten(written: &[u8]) -> Option<Vec<u8>> {
+    // hyper's refusals are a short head alone; a response's body is never looked through.
+    if written.len() > REFUSAL_BYTES || !written.starts_with(b"HTTP/1.1 ") {
+        return None;
+    }
     let head = std::str::from_utf8(written).ok()?;
     let rest = head.strip_prefix("HTTP/1.1 ")?;
     let status: u16 = rest.get(..3)?.parse().ok()?;
