@@ -163,7 +163,7 @@ async fn healthz() -> Response {
     json_response(Bytes::from_static(b"{\"status\":\"ok\"}\n"))
 }
 
-#[utoipa::path(get, path = "/metrics", responses((status = 200, description = "Requests by endpoint and status, and their latency, in Prometheus's text format", body = String, content_type = "text/plain")))]
+#[utoipa::path(get, path = "/metrics", responses((status = 200, description = "Requests by endpoint and status, their latency, the requests in flight and the workers busy, in Prometheus's text format", body = String, content_type = "text/plain")))]
 async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
     let mut text = shared.metrics.render();
     let in_flight = shared.limits.concurrency - shared.in_flight.available_permits();
