@@ -394,6 +394,8 @@ export declare enum ErrorCode {
   UnknownSetting = 'UNKNOWN_SETTING',
   /** `entries` or a response on an assembler that writes no dialect. */
   NoDialect = 'NO_DIALECT',
+  /** A whole prompt's fitting stopped at its deadline, without a prompt. */
+  DeadlinePassed = 'DEADLINE_PASSED',
   /**
    * Another argument of the wrong type: an answer or a chunk that is not a string,
    * requests that are not an array, an option of a call (`threads`, `renumber`).

@@ -58,6 +58,8 @@ pub enum ErrorCode {
     UnknownSetting,
     /// `entries` or a response on an assembler that writes no dialect.
     NoDialect,
+    /// A whole prompt's fitting stopped at its deadline, without a prompt.
+    DeadlinePassed,
     /// Another argument of the wrong type: an answer or a chunk that is not a string,
     /// requests that are not an array, an option of a call (`threads`, `renumber`).
     InvalidArgument,
@@ -81,7 +83,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in the library's order, then `LIBRARY_ERROR`.
-    pub(crate) const ALL: [ErrorCode; 28] = [
+    pub(crate) const ALL: [ErrorCode; 29] = [
         ErrorCode::UnknownEncoding,
         ErrorCode::EngineLacksEncoding,
         ErrorCode::TokenizerFile,
@@ -102,6 +104,7 @@ impl ErrorCode {
         ErrorCode::InvalidSetting,
         ErrorCode::UnknownSetting,
         ErrorCode::NoDialect,
+        ErrorCode::DeadlinePassed,
         ErrorCode::InvalidArgument,
         ErrorCode::InvalidInput,
         ErrorCode::InvalidResult,

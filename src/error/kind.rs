@@ -63,6 +63,8 @@ pub enum ErrorKind {
     UnknownSetting,
     /// A dialect's call (entries, a response) on an assembler that writes none.
     NoDialect,
+    /// A whole prompt's fitting stopped at its deadline, without a prompt.
+    DeadlinePassed,
     /// A front end's own: an argument of the wrong type or shape (a binding's call), or a
     /// command line clap refuses.
     InvalidArgument,
@@ -84,7 +86,7 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// Every kind, in a fixed order: the library's, then the front ends' own.
-    pub const ALL: [ErrorKind; 27] = [
+    pub const ALL: [ErrorKind; 28] = [
         ErrorKind::UnknownEncoding,
         ErrorKind::EngineLacksEncoding,
         ErrorKind::TokenizerFile,
@@ -105,6 +107,7 @@ impl ErrorKind {
         ErrorKind::InvalidSetting,
         ErrorKind::UnknownSetting,
         ErrorKind::NoDialect,
+        ErrorKind::DeadlinePassed,
         ErrorKind::InvalidArgument,
         ErrorKind::InvalidInput,
         ErrorKind::InvalidResult,
@@ -138,6 +141,7 @@ impl ErrorKind {
             ErrorKind::InvalidSetting => "INVALID_SETTING",
             ErrorKind::UnknownSetting => "UNKNOWN_SETTING",
             ErrorKind::NoDialect => "NO_DIALECT",
+            ErrorKind::DeadlinePassed => "DEADLINE_PASSED",
             ErrorKind::InvalidArgument => "INVALID_ARGUMENT",
             ErrorKind::InvalidInput => "INVALID_INPUT",
             ErrorKind::InvalidResult => "INVALID_RESULT",

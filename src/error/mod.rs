@@ -211,6 +211,14 @@ pub enum Error {
          bedrock, cohere or mistral) to write a model API's entries or read its response"
     )]
     NoDialect,
+    /// A whole prompt's fitting stopped at its
+    /// [`Deadline`](crate::prompt::Deadline) (its instant reached, or cancelled), between
+    /// two renders or counts: no prompt was made.
+    #[error(
+        "the deadline passed before the prompt was fitted (its time ran out, or it was \
+         cancelled): no prompt was made"
+    )]
+    DeadlinePassed,
     /// A setting that does not exist, named as the caller spelled it, with the closest known
     /// one where one is close.
     #[error("unknown setting `{setting}`{}", suggestion.as_ref().map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default())]
@@ -265,6 +273,7 @@ impl Error {
             Error::InvalidDate { .. } => ErrorKind::InvalidDate,
             Error::PromptSetting { .. } => ErrorKind::InvalidSetting,
             Error::NoDialect => ErrorKind::NoDialect,
+            Error::DeadlinePassed => ErrorKind::DeadlinePassed,
             Error::UnknownSetting { .. } => ErrorKind::UnknownSetting,
             Error::Setting { source, .. } => source
                 .as_deref()

@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 
+use super::deadline::Deadline;
 use super::template::Rendered;
 use crate::error::Error;
 use crate::tokenizer::{TokenCache, TokenCounter};
@@ -31,6 +32,8 @@ pub(crate) struct Counting<'a> {
     counter: &'a dyn TokenCounter,
     cache: Option<&'a TokenCache>,
     memo: HashMap<Box<str>, usize>,
+    /// Checked before each count, and by [`check`](Self::check) before each render.
+    deadline: Option<&'a Deadline>,
     /// Bytes handed to the tokenizer: what the cost tests and benches read.
     pub(crate) bytes_tokenized: usize,
     /// Rendered prompts counted: each render is counted once.
@@ -46,9 +49,24 @@ impl<'a> Counting<'a> {
             counter,
             cache,
             memo: HashMap::new(),
+            deadline: None,
             bytes_tokenized: 0,
             renders: 0,
         }
+    }
+
+    /// The same counting, stopping with [`Error::DeadlinePassed`] once `deadline` has passed.
+    pub(crate) fn until(self, deadline: &'a Deadline) -> Counting<'a> {
+        Counting {
+            deadline: Some(deadline),
+            ..self
+        }
+    }
+
+    /// [`Error::DeadlinePassed`] once the deadline has passed: called before each render, and
+    /// by each count.
+    pub(crate) fn check(&self) -> Result<(), Error> {
+        self.deadline.map_or(Ok(()), Deadline::check)
     }
 
     /// The count of `text` as ordinary text.
@@ -56,8 +74,10 @@ impl<'a> Counting<'a> {
     /// # Errors
     ///
     /// [`Error::Conversation`] when `text` is longer than the tokenizer takes in one call
-    /// and has no exact split point to count it in parts.
+    /// and has no exact split point to count it in parts; [`Error::DeadlinePassed`] once the
+    /// deadline has passed.
     pub(crate) fn text(&mut self, text: &str) -> Result<usize, Error> {
+        self.check()?;
         if text.is_empty() {
             return Ok(0);
         }
@@ -88,6 +108,7 @@ impl<'a> Counting<'a> {
         let mut total = 0;
         let mut start = 0;
         while text.len() - start > max {
+            self.check()?;
             let limit = text.floor_char_boundary(start + max);
             let at = text[start..limit]
                 .char_indices()

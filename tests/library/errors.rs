@@ -132,7 +132,7 @@ fn kinds_have_their_codes_and_sources_are_kept() {
 #[test]
 fn every_kind_is_listed_once() {
     let codes: Vec<&str> = ErrorKind::ALL.iter().map(|kind| kind.code()).collect();
-    assert_eq!(codes.len(), 27);
+    assert_eq!(codes.len(), 28);
     assert!(codes.contains(&"UNKNOWN_SETTING") && codes.contains(&"INVALID_SETTING"));
     let _: Error = Error::NoDialect;
 }

@@ -1,28 +1,30 @@
-//! The routes and the layers around them: every answer observed (one log line, the metrics),
-//! a full service answered 503 at once, a request past the timeout answered 503, a body over
-//! the limit 413, and every error a problem document.
+//! The routes and the layers around them: every answer observed (one log line, the metrics);
+//! for the endpoints, a full service (`concurrency` requests in flight across them) answered
+//! 503 at once, the body read within its limits (`reading.rs`) and the work done by the
+//! request's deadline (`work.rs`); every error a problem document.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
 use axum::body::Bytes;
-use axum::error_handling::HandleErrorLayer;
 use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{DefaultBodyLimit, MatchedPath, Path, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{BoxError, Router};
+use axum::{Extension, Router};
+use mentor_context::prompt::Deadline;
 use tokio::sync::Semaphore;
-use tower::ServiceBuilder;
 
 use super::endpoints;
-use super::metrics::Metrics;
+use super::metrics::{Metrics, gauge};
 use super::problem::Problem;
 use super::profiles::{Limits, Profile};
+use super::reading;
 use super::schemas;
+use super::work::Workers;
 
 /// What every request shares.
 pub(crate) struct Shared {
@@ -31,9 +33,10 @@ pub(crate) struct Shared {
     pub(crate) metrics: Metrics,
     /// `GET /openapi.json`'s answer, shared by every request that asks for it.
     description: Bytes,
-    /// One permit per core: assembling is work for the processor, so more at once only wait
-    /// on each other (the rest wait here, within the timeout).
-    workers: Arc<Semaphore>,
+    /// One permit per request in flight on the endpoints, `concurrency` in all.
+    in_flight: Arc<Semaphore>,
+    /// One worker per core (the rest wait, within the timeout).
+    workers: Workers,
 }
 
 impl Shared {
@@ -48,36 +51,56 @@ impl Shared {
             limits,
             metrics: Metrics::default(),
             description: Bytes::from(description),
-            workers: Arc::new(Semaphore::new(cores)),
+            in_flight: Arc::new(Semaphore::new(limits.concurrency)),
+            workers: Workers::new(cores),
         })
     }
 }
 
 /// The service's router.
 pub(crate) fn router(shared: Arc<Shared>) -> Router {
-    let limits = shared.limits;
-    let guarded = ServiceBuilder::new()
-        .layer(HandleErrorLayer::new(overloaded))
-        .load_shed()
-        .concurrency_limit(limits.concurrency)
-        .timeout(limits.timeout);
-    Router::new()
+    // One layer for the three endpoints, so `concurrency` counts their requests together;
+    // the probes (`/healthz`, `/metrics`) answer even when the service is full.
+    let work = Router::new()
         .route("/v1/{profile}/assemble", post(assemble))
         .route("/v1/{profile}/cite", post(cite))
         .route("/v1/{profile}/prompt", post(prompt))
+        .route_layer(middleware::from_fn_with_state(shared.clone(), admit));
+    Router::new()
+        .merge(work)
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .route("/openapi.json", get(openapi_json))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(DefaultBodyLimit::max(limits.body_bytes))
-        .layer(guarded)
+        // The body was read whole by `admit`, within `body_limit`: no second limit.
+        .layer(DefaultBodyLimit::disable())
         .layer(middleware::from_fn_with_state(shared.clone(), observe))
         .with_state(shared)
 }
 
-/// What an endpoint does with its profile's name, its profile and the body.
-type Endpoint = fn(&str, &Profile, &[u8]) -> Result<Vec<u8>, Problem>;
+/// What an endpoint does with its profile's name, its profile and the body, by the deadline.
+type Endpoint = fn(&str, &Profile, &[u8], &Deadline) -> Result<Vec<u8>, Problem>;
+
+/// Admits a request to an endpoint: a place among the `concurrency` in flight (else 503 at
+/// once), a deadline `timeout_seconds` from now, and its body read whole within the limits.
+async fn admit(State(shared): State<Arc<Shared>>, request: Request, next: Next) -> Response {
+    let Ok(_place) = shared.in_flight.clone().try_acquire_owned() else {
+        return Problem::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "OVERLOADED",
+            "the service is at its limit of requests in flight (server.concurrency): try again",
+        )
+        .into_response();
+    };
+    let deadline = Deadline::after(shared.limits.timeout);
+    let mut request = match reading::read(request, shared.limits.body_bytes, &deadline).await {
+        Ok(request) => request,
+        Err(refused) => return refused,
+    };
+    request.extensions_mut().insert(deadline);
+    next.run(request).await
+}
 
 #[utoipa::path(post, path = "/v1/{profile}/assemble",
     params(("profile" = String, Path, description = "A profile of the configuration")),
@@ -87,11 +110,12 @@ type Endpoint = fn(&str, &Profile, &[u8]) -> Result<Vec<u8>, Problem>;
         schemas::Refused))]
 async fn assemble(
     state: State<Arc<Shared>>,
+    Extension(deadline): Extension<Deadline>,
     path: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    endpoint(state, path, &headers, body, endpoints::assemble).await
+    endpoint(state, deadline, path, &headers, body, endpoints::assemble).await
 }
 
 #[utoipa::path(post, path = "/v1/{profile}/cite",
@@ -102,13 +126,19 @@ async fn assemble(
         schemas::Refused))]
 async fn cite(
     state: State<Arc<Shared>>,
+    Extension(deadline): Extension<Deadline>,
     path: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    endpoint(state, path, &headers, body, |_, profile, bytes| {
-        endpoints::cite(profile, bytes)
-    })
+    endpoint(
+        state,
+        deadline,
+        path,
+        &headers,
+        body,
+        |_, profile, bytes, _| endpoints::cite(profile, bytes),
+    )
     .await
 }
 
@@ -120,11 +150,12 @@ async fn cite(
         schemas::Refused))]
 async fn prompt(
     state: State<Arc<Shared>>,
+    Extension(deadline): Extension<Deadline>,
     path: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    endpoint(state, path, &headers, body, endpoints::prompt).await
+    endpoint(state, deadline, path, &headers, body, endpoints::prompt).await
 }
 
 #[utoipa::path(get, path = "/healthz", responses((status = 200, description = "The service is up", body = schemas::Health)))]
@@ -132,13 +163,23 @@ async fn healthz() -> Response {
     json_response(Bytes::from_static(b"{\"status\":\"ok\"}\n"))
 }
 
-#[utoipa::path(get, path = "/metrics", responses((status = 200, description = "Requests by endpoint and status, and their latency, in Prometheus's text format", body = String, content_type = "text/plain")))]
+#[utoipa::path(get, path = "/metrics", responses((status = 200, description = "Requests by endpoint and status, their latency, the requests in flight and the workers busy, in Prometheus's text format", body = String, content_type = "text/plain")))]
 async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
-    (
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        shared.metrics.render(),
-    )
-        .into_response()
+    let mut text = shared.metrics.render();
+    let in_flight = shared.limits.concurrency - shared.in_flight.available_permits();
+    gauge(
+        &mut text,
+        "mentor_context_requests_in_flight",
+        "Requests to the endpoints in flight (server.concurrency at most).",
+        in_flight,
+    );
+    gauge(
+        &mut text,
+        "mentor_context_workers_busy",
+        "Worker threads at work on a request (one per core at most).",
+        shared.workers.busy(),
+    );
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response()
 }
 
 #[utoipa::path(get, path = "/openapi.json", responses((status = 200, description = "This description", body = Object)))]
@@ -146,10 +187,11 @@ async fn openapi_json(State(shared): State<Arc<Shared>>) -> Response {
     json_response(shared.description.clone())
 }
 
-/// Checks what every POST needs (a body within the limit, JSON, a profile), then does the
-/// work on a blocking thread, one per core at a time.
+/// Checks what every POST needs (JSON, a profile), then does the work on a worker by the
+/// deadline.
 async fn endpoint(
     State(shared): State<Arc<Shared>>,
+    deadline: Deadline,
     path: Result<Path<String>, PathRejection>,
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -189,29 +231,16 @@ async fn endpoint(
         )
         .into_response();
     }
-    let Ok(permit) = shared.workers.clone().acquire_owned().await else {
-        return Problem::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "OVERLOADED",
-            "the service is stopping",
-        )
-        .into_response();
-    };
     let job = shared.clone();
-    let done = tokio::task::spawn_blocking(move || {
-        let _permit = permit;
-        work(&name, &job.profiles[&name], &body)
-    })
-    .await;
+    let done = shared
+        .workers
+        .run(&deadline, move |deadline| {
+            work(&name, &job.profiles[&name], &body, deadline)
+        })
+        .await;
     match done {
-        Ok(Ok(bytes)) => json_response(bytes),
-        Ok(Err(problem)) => problem.into_response(),
-        Err(err) => Problem::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "INTERNAL",
-            format!("the request's work stopped: {err}"),
-        )
-        .into_response(),
+        Ok(bytes) => json_response(bytes),
+        Err(problem) => problem.into_response(),
     }
 }
 
@@ -264,29 +293,6 @@ async fn method_not_allowed(request: Request) -> Problem {
             request.method()
         ),
     )
-}
-
-/// The layers' errors: the service full (load shed) or the request past its timeout.
-async fn overloaded(err: BoxError) -> Problem {
-    if err.is::<tower::timeout::error::Elapsed>() {
-        Problem::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "TIMEOUT",
-            "the request took longer than the timeout (server.timeout_seconds)",
-        )
-    } else if err.is::<tower::load_shed::error::Overloaded>() {
-        Problem::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "OVERLOADED",
-            "the service is at its limit of requests in flight (server.concurrency): try again",
-        )
-    } else {
-        Problem::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "INTERNAL",
-            err.to_string(),
-        )
-    }
 }
 
 /// Times each request, counts it by endpoint and status, and logs one line of it.

@@ -19,6 +19,8 @@ use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 
+use super::refusals::Refusals;
+
 /// How a stop went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Drained {
@@ -58,7 +60,7 @@ pub(crate) async fn serve(
         };
         let _ = stream.set_nodelay(true);
         let service = TowerToHyperService::new(router.clone());
-        let connection = builder.serve_connection(TokioIo::new(stream), service);
+        let connection = builder.serve_connection(TokioIo::new(Refusals::new(stream)), service);
         let watched = graceful.watch(connection);
         open.fetch_add(1, Ordering::SeqCst);
         let open = open.clone();

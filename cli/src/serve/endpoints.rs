@@ -3,7 +3,7 @@
 //! the command's trailing newline).
 
 use mentor_context::citations::Resolver;
-use mentor_context::prompt::Message;
+use mentor_context::prompt::{Deadline, Message};
 use mentor_context::wire::{ParsedResults, UnknownProperties, parse_request};
 use mentor_context::{AssembledContext, ErrorKind};
 use serde::de::DeserializeOwned;
@@ -11,11 +11,17 @@ use serde::de::DeserializeOwned;
 use super::body::Body;
 use super::problem::Problem;
 use super::profiles::{Fitting, Profile};
+use super::work::timed_out;
 use crate::cite::{cite_report, read_back};
 
 /// `POST /v1/{profile}/assemble`: `{"results": [...], "previous": report?}`, or the bare
 /// array of results, into the report.
-pub(crate) fn assemble(name: &str, profile: &Profile, bytes: &[u8]) -> Result<Vec<u8>, Problem> {
+pub(crate) fn assemble(
+    name: &str,
+    profile: &Profile,
+    bytes: &[u8],
+    _deadline: &Deadline,
+) -> Result<Vec<u8>, Problem> {
     let Fitting::Context(assembler) = &profile.fitting else {
         return Err(elsewhere(name, "fits whole prompts", "prompt"));
     };
@@ -110,7 +116,12 @@ pub(crate) fn cite(profile: &Profile, bytes: &[u8]) -> Result<Vec<u8>, Problem> 
 
 /// `POST /v1/{profile}/prompt`: `{"conversation": [...], "results": [...]}` into the whole
 /// prompt.
-pub(crate) fn prompt(name: &str, profile: &Profile, bytes: &[u8]) -> Result<Vec<u8>, Problem> {
+pub(crate) fn prompt(
+    name: &str,
+    profile: &Profile,
+    bytes: &[u8],
+    deadline: &Deadline,
+) -> Result<Vec<u8>, Problem> {
     let Fitting::Prompt(prompts) = &profile.fitting else {
         return Err(elsewhere(name, "fits a context alone", "assemble"));
     };
@@ -118,8 +129,9 @@ pub(crate) fn prompt(name: &str, profile: &Profile, bytes: &[u8]) -> Result<Vec<
     let conversation: Vec<Message> = read(&body, "conversation", body.required("conversation")?)?;
     let parsed = results(&body, profile)?;
     let prompt = prompts
-        .assemble(&conversation, &parsed.results)
+        .assemble_until(&conversation, &parsed.results, deadline)
         .map_err(|err| match err.kind() {
+            ErrorKind::DeadlinePassed => timed_out(),
             ErrorKind::InvalidConversation => Problem::library_in("conversation", &err),
             _ => Problem::library(&err),
         })?;

@@ -90,6 +90,14 @@ impl Metrics {
     }
 }
 
+/// Appends a gauge `name` of `value`, with its help line, to `out`.
+pub(crate) fn gauge(out: &mut String, name: &str, help: &str, value: usize) {
+    let _ = writeln!(
+        out,
+        "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {value}"
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

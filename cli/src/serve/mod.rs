@@ -3,7 +3,10 @@
 //!
 //! [`profiles`] reads the configuration; [`app`] is the routes and their layers; [`endpoints`]
 //! does each endpoint's work, the command's own (`assemble --json`, `cite`, `prompt --json`);
-//! [`connections`] takes connections and drains them on stop; [`body`] reads request bodies;
+//! [`connections`] takes connections and drains them on stop, their refusals by hyper made
+//! problem documents by [`refusals`]; [`reading`] reads a request's
+//! body within the limits and [`body`] its JSON parts; [`work`] runs a request's work by its
+//! deadline;
 //! [`problem`] writes errors as problem details; [`metrics`] counts; [`openapi`] describes it
 //! all.
 
@@ -15,7 +18,10 @@ mod metrics;
 mod openapi;
 mod problem;
 mod profiles;
+mod reading;
+mod refusals;
 mod schemas;
+mod work;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -39,8 +45,8 @@ pub(crate) struct ServeArgs {
 
     /// The service's configuration: a TOML file of `[profiles.NAME]` tables, each the
     /// settings of one profile (the names of `--settings`), and an optional `[server]` table
-    /// (listen, body_limit, concurrency, timeout_seconds). Without it, the options below make
-    /// one profile, `default`.
+    /// (listen, body_limit, concurrency, timeout_seconds, header_timeout_seconds). Without it,
+    /// the options below make one profile, `default`.
     #[arg(long, value_name = "FILE", conflicts_with = "settings_file")]
     config: Option<PathBuf>,
 
@@ -77,7 +83,12 @@ fn start(args: &ServeArgs) -> Result<ExitCode, Failure> {
         .enable_all()
         .build()
         .map_err(|err| Failure::bad_input(format!("cannot start the runtime: {err}")))?;
-    runtime.block_on(serve(listen, config))
+    let stopped = runtime.block_on(serve(listen, config));
+    // A request's work outlives the drain only when its connection was cut (its client not
+    // reading the answer) and the work cannot be stopped midway (a context, not a whole
+    // prompt): it is not waited for, so the process exits within the drain, as documented.
+    runtime.shutdown_background();
+    stopped
 }
 
 async fn serve(listen: SocketAddr, config: Config) -> Result<ExitCode, Failure> {

@@ -21,7 +21,8 @@ pub(crate) struct Problem {
     detail: String,
     /// The library's stable code of the error's kind (`INVALID_JSON`, `UNKNOWN_SETTING`, ...),
     /// or the service's own: `NOT_FOUND`, `METHOD_NOT_ALLOWED`, `PAYLOAD_TOO_LARGE`,
-    /// `UNSUPPORTED_MEDIA_TYPE`, `OVERLOADED`, `TIMEOUT`, `INTERNAL`.
+    /// `UNSUPPORTED_MEDIA_TYPE`, `URI_TOO_LONG`, `HEADERS_TOO_LARGE`, `OVERLOADED`, `TIMEOUT`,
+    /// `INTERNAL`.
     code: &'static str,
 }
 

@@ -18,10 +18,13 @@ pub(crate) struct Refused;
 impl IntoResponses for Refused {
     fn responses() -> BTreeMap<String, RefOr<Response>> {
         [
-            (400, "Malformed or invalid"),
+            (400, "Malformed or invalid, or a body cut short"),
+            (408, "The body did not arrive within the timeout"),
             (413, "The body is over the limit"),
-            (415, "Not JSON"),
-            (503, "Full, or past the timeout"),
+            (414, "The URI is too long"),
+            (415, "Not JSON, encoded, or not UTF-8"),
+            (431, "The request's head is too large"),
+            (503, "Full, or past the timeout (the work stopped)"),
         ]
         .into_iter()
         .map(|(status, description)| {

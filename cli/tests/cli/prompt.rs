@@ -217,7 +217,7 @@ fn every_bad_input_is_one_line() {
 
 /// A byte-level BPE `tokenizer.json` with no merges (a token per byte) and ChatML's two
 /// control tokens: small, but read by the same code as Qwen's.
-fn chatml_tokenizer() -> TempFile {
+pub(crate) fn chatml_tokenizer() -> TempFile {
     // GPT-2's bytes-to-characters table: printable Latin-1 stands for itself, every other
     // byte for a character from U+0100 on.
     let mut vocab = serde_json::Map::new();

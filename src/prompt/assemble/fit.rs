@@ -99,6 +99,7 @@ impl PromptAssembler {
                     .collect::<Vec<_>>(),
             )
         });
+        counting.check()?;
         let rendered = inner.template.render(&TemplateInput {
             messages: &values,
             documents: documents_value.as_ref(),

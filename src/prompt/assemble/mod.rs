@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use super::choices::PromptChoices;
 use super::count::Counting;
+use super::deadline::Deadline;
 use super::history;
 use super::placement::ContextPlacement;
 use super::report::{DroppedMessage, Prompt, PromptParts};
@@ -204,24 +205,29 @@ impl PromptAssembler {
         results: &'r [MentorRagResult],
     ) -> (Result<Prompt<'r>, Error>, super::count::Work) {
         let mut stats = super::count::Work::default();
-        let prompt = self.assemble_measured(conversation, results, &mut stats);
+        let prompt = self.assemble_measured(conversation, results, &mut stats, &Deadline::never());
         (prompt, stats)
     }
 
-    fn assemble_measured<'r>(
+    /// [`assemble`](Self::assemble) adding the work it took to `stats`,
+    /// stopping at `deadline` (`assemble_until`, in `deadline.rs`).
+    pub(in crate::prompt) fn assemble_measured<'r>(
         &self,
         conversation: &[Message],
         results: &'r [MentorRagResult],
         stats: &mut super::count::Work,
+        deadline: &Deadline,
     ) -> Result<Prompt<'r>, Error> {
         let available = self.inner.window - self.inner.reserve;
         let bound = available
             .saturating_mul(self.inner.template.counter().max_token_bytes())
             .saturating_add(1);
         match untrusted::results(results, self.inner.template.control(), bound) {
-            Cow::Borrowed(results) => self.assemble_neutral(conversation, results, stats),
+            Cow::Borrowed(results) => {
+                self.assemble_neutral(conversation, results, stats, deadline)
+            }
             Cow::Owned(results) => self
-                .assemble_neutral(conversation, &results, stats)
+                .assemble_neutral(conversation, &results, stats, deadline)
                 .map(Prompt::into_owned),
         }
     }
@@ -232,16 +238,18 @@ impl PromptAssembler {
         conversation: &[Message],
         results: &'r [MentorRagResult],
         stats: &mut super::count::Work,
+        deadline: &Deadline,
     ) -> Result<Prompt<'r>, Error> {
         let inner = &*self.inner;
         let template = &inner.template;
         let counter = template.counter().clone();
-        let mut counting = Counting::new(counter.as_ref(), inner.cache.as_ref());
+        let mut counting = Counting::new(counter.as_ref(), inner.cache.as_ref()).until(deadline);
         let date = inner.date.unwrap_or_else(ConversationDate::today);
         let chat = self.read(conversation)?;
         let available = inner.window - inner.reserve;
 
         // The whole conversation, without the context: what each message costs.
+        counting.check()?;
         let whole = template.render(&TemplateInput {
             messages: &chat.values,
             documents: None,

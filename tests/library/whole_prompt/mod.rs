@@ -2,6 +2,7 @@
 
 mod conversations;
 mod cost;
+mod deadline;
 mod nothing_lost;
 mod properties;
 mod reference;

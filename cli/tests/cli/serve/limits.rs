@@ -8,7 +8,7 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::time::Duration;
 
 use super::super::{TempFile, run};
-use super::{Service, fixture, post, terminate};
+use super::{Service, curl, fixture, post, terminate};
 
 /// Sends a request's head and half its body, and holds the rest: a slow client in flight.
 fn half_sent(service: &Service, body: &str) -> TcpStream {
@@ -86,8 +86,34 @@ fn a_full_service_answers_503_at_once_and_sigterm_answers_what_is_in_flight() {
     assert_stopped_cleanly(&service, status);
 }
 
+/// `concurrency` counts the endpoints' requests together: a request in flight on `assemble`
+/// fills a service of one for `cite` and `prompt` too, while the probes still answer.
 #[test]
-fn a_request_past_the_timeout_is_503() {
+fn concurrency_counts_the_requests_of_every_endpoint_together() {
+    let service =
+        Service::configured(b"[server]\nconcurrency = 1\n\n[profiles.default]\nbudget = 300\n");
+    let body = std::fs::read_to_string(fixture("pricing.json")).unwrap();
+    let held = half_sent(&service, &body);
+    let mut full = None;
+    for _ in 0..100 {
+        let answer = post(&service.url("/v1/default/cite"), "{}");
+        if answer.status == 503 {
+            full = Some(answer);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    full.expect("cite finds the service full while assemble holds its one place")
+        .problem(503, "OVERLOADED");
+    post(&service.url("/v1/default/prompt"), "{}").problem(503, "OVERLOADED");
+    assert_eq!(curl(&[&service.url("/healthz")]).status, 200);
+    let answer = finish(held, &body);
+    assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
+}
+
+/// A body still arriving when the timeout is up is the client's: 408, not the service's 503.
+#[test]
+fn a_body_that_does_not_arrive_within_the_timeout_is_408() {
     let service = Service::configured(
         b"[server]\ntimeout_seconds = 0.05\n\n[profiles.default]\nbudget = 300\n",
     );
@@ -95,7 +121,7 @@ fn a_request_past_the_timeout_is_503() {
     let held = half_sent(&service, &body);
     std::thread::sleep(Duration::from_millis(300));
     let answer = finish(held, &body);
-    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert!(answer.contains("\"code\":\"TIMEOUT\""), "{answer}");
 }
 

@@ -7,7 +7,9 @@ use std::process::{Child, Command, Stdio};
 
 use super::*;
 
+mod edges;
 mod limits;
+mod timeouts;
 
 /// A running service, stopped when dropped.
 pub(super) struct Service {

@@ -1,0 +1,189 @@
+//! hyper's own refusals as problem documents.
+//!
+//! hyper answers a request head it cannot parse by itself, before any service sees it: 400
+//! (a malformed line, `Content-Length` given twice), 431 (a head over its buffer or of more
+//! than 100 fields), 414 (a URI over 65,534 bytes), each with an empty body, and then closes
+//! the connection. It has no hook for those answers, so a connection's writes pass through
+//! [`Refusals`], which gives such an answer (a 4xx or 5xx head with `content-length: 0` and
+//! no content type, which the service itself never sends) the problem document every other
+//! refusal has.
+
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+
+use axum::http::StatusCode;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+use super::problem::Problem;
+
+/// A connection whose hyper-written refusals are rewritten as problem documents.
+pub(crate) struct Refusals<S> {
+    inner: S,
+    /// A rewritten refusal not yet written whole.
+    pending: Vec<u8>,
+    sent: usize,
+}
+
+impl<S> Refusals<S> {
+    pub(crate) fn new(inner: S) -> Refusals<S> {
+        Refusals {
+            inner,
+            pending: Vec::new(),
+            sent: 0,
+        }
+    }
+}
+
+impl<S: AsyncWrite + Unpin> Refusals<S> {
+    /// Writes what is pending of a rewritten refusal.
+    fn poll_pending(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        while self.sent < self.pending.len() {
+            let n = ready!(Pin::new(&mut self.inner).poll_write(cx, &self.pending[self.sent..]))?;
+            if n == 0 {
+                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+            }
+            self.sent += n;
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<S: AsyncRead + Unpin> AsyncRead for Refusals<S> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_read(cx, buf)
+    }
+}
+
+impl<S: AsyncWrite + Unpin> AsyncWrite for Refusals<S> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        ready!(this.poll_pending(cx))?;
+        if let Some(rewritten) = rewritten(buf) {
+            this.pending = rewritten;
+            this.sent = 0;
+            // The caller's bytes are taken; the rest goes out on the next write or flush.
+            if let Poll::Ready(Err(err)) = this.poll_pending(cx) {
+                return Poll::Ready(Err(err));
+            }
+            return Poll::Ready(Ok(buf.len()));
+        }
+        Pin::new(&mut this.inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        ready!(this.poll_pending(cx))?;
+        Pin::new(&mut this.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        ready!(this.poll_pending(cx))?;
+        Pin::new(&mut this.inner).poll_shutdown(cx)
+    }
+
+    // One buffer per write, so that a refusal's head is seen whole in one.
+    fn is_write_vectored(&self) -> bool {
+        false
+    }
+}
+
+/// The longest head taken for one of hyper's refusals (they are about 100 bytes).
+const REFUSAL_BYTES: usize = 1024;
+
+/// `written` as a problem document, when it is one of hyper's own refusals: a whole head of a
+/// 4xx or 5xx status, `content-length: 0`, no content type.
+fn rewritten(written: &[u8]) -> Option<Vec<u8>> {
+    // hyper's refusals are a short head alone; a response's body is never looked through.
+    if written.len() > REFUSAL_BYTES || !written.starts_with(b"HTTP/1.1 ") {
+        return None;
+    }
+    let head = std::str::from_utf8(written).ok()?;
+    let rest = head.strip_prefix("HTTP/1.1 ")?;
+    let status: u16 = rest.get(..3)?.parse().ok()?;
+    let lines = head.strip_suffix("\r\n\r\n")?;
+    if !(400..600).contains(&status) || lines.contains("\r\n\r\n") {
+        return None;
+    }
+    let mut fields = lines.split("\r\n").skip(1);
+    let lower = |line: &str| line.to_ascii_lowercase();
+    if fields
+        .clone()
+        .any(|line| lower(line).starts_with("content-type:"))
+        || !fields.any(|line| lower(line) == "content-length: 0")
+    {
+        return None;
+    }
+    let status = StatusCode::from_u16(status).ok()?;
+    let (code, detail) = match status.as_u16() {
+        400 => (
+            "INVALID_ARGUMENT",
+            "the request's head is not HTTP/1.1 that can be read (a malformed line, or a \
+             Content-Length given twice)",
+        ),
+        408 => (
+            "TIMEOUT",
+            "the request's head did not arrive within server.header_timeout_seconds",
+        ),
+        414 => ("URI_TOO_LONG", "the request's URI is over 65,534 bytes"),
+        431 => (
+            "HEADERS_TOO_LARGE",
+            "the request's head is too large: over 100 header fields, or over 400 KiB",
+        ),
+        _ => ("INVALID_ARGUMENT", "the request cannot be read as HTTP/1.1"),
+    };
+    let body = serde_json::to_vec(&Problem::new(status, code, detail)).ok()?;
+    let mut out = String::with_capacity(lines.len() + 64);
+    for (at, line) in lines.split("\r\n").enumerate() {
+        if at > 0 && line.eq_ignore_ascii_case("content-length: 0") {
+            out.push_str("content-type: application/problem+json\r\n");
+            out.push_str(&format!("content-length: {}", body.len()));
+        } else {
+            out.push_str(line);
+        }
+        out.push_str("\r\n");
+    }
+    out.push_str("\r\n");
+    let mut out = out.into_bytes();
+    out.extend_from_slice(&body);
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rewritten;
+
+    #[test]
+    fn only_hyper_s_empty_refusals_are_rewritten() {
+        let refusal = b"HTTP/1.1 431 Request Header Fields Too Large\r\nconnection: close\r\ncontent-length: 0\r\ndate: Sun, 06 Dec 2026 05:24:58 GMT\r\n\r\n";
+        let out = String::from_utf8(rewritten(refusal).expect("rewritten")).unwrap();
+        let (head, body) = out.split_once("\r\n\r\n").unwrap();
+        assert!(head.starts_with("HTTP/1.1 431 Request Header Fields Too Large\r\n"));
+        assert!(head.contains("\r\ncontent-type: application/problem+json\r\n"));
+        assert!(head.contains(&format!("\r\ncontent-length: {}\r\n", body.len())));
+        assert!(head.ends_with("date: Sun, 06 Dec 2026 05:24:58 GMT"));
+        let problem: serde_json::Value = serde_json::from_str(body).unwrap();
+        assert_eq!(
+            (problem["status"].as_u64(), problem["code"].as_str()),
+            (Some(431), Some("HEADERS_TOO_LARGE"))
+        );
+        for kept in [
+            &b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n"[..],
+            b"HTTP/1.1 413 Payload Too Large\r\ncontent-type: application/problem+json\r\ncontent-length: 0\r\n\r\n",
+            b"HTTP/1.1 400 Bad Request\r\ncontent-length: 10\r\n\r\n",
+            b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n{}",
+            b"{\"type\":\"HTTP/1.1 400\"}",
+        ] {
+            assert_eq!(rewritten(kept), None, "{}", String::from_utf8_lossy(kept));
+        }
+    }
+}
