@@ -97,6 +97,8 @@ pub struct DroppedMessage {
     pub index: usize,
     /// Its role.
     pub role: String,
-    /// Its share of the prompt had it been kept: its framing and content.
+    /// Its share of the prompt had it been kept: its framing and content, as found in the
+    /// rendered conversation (estimated from its own count and an even share of the framing
+    /// where the template rewrites contents so that they cannot be found).
     pub tokens: usize,
 }
