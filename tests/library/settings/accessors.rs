@@ -90,7 +90,8 @@ fn a_key_file_is_bounded_and_loses_its_last_newline() {
             .assembler()
             .unwrap_err();
         assert!(
-            err.to_string().contains("more than 4096 bytes"),
+            err.to_string()
+                .contains("cannot read: larger than 4 KiB, the most read for a seal key file"),
             "{len}: {err}"
         );
     }
