@@ -149,6 +149,7 @@ mod options;
 pub mod prompt;
 mod provenance;
 mod read_back;
+mod read_file;
 mod record;
 pub mod seal;
 pub mod settings;

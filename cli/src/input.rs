@@ -1,9 +1,10 @@
 //! Reading the results: from a file or standard input, checked for UTF-8 and emptiness
 //! before the library parses them, with every problem reported at its line and column.
 
-use std::io::{self, IsTerminal, Read};
+use std::io::{self, IsTerminal};
 use std::path::{Path, PathBuf};
 
+use mentor_context::machinery::{describe_io_error, read_capped, read_file};
 use mentor_context::wire::{UnknownProperties, parse_request};
 use mentor_context::{AssembledContext, Error, MentorRagResult};
 
@@ -12,6 +13,14 @@ use crate::output::{Failure, escape_os, warning_line};
 /// What to say when the results are read from a terminal.
 pub(crate) const STDIN_HINT: &str = "no FILE given: reading JSON results from standard input \
                                      (pipe a file in, or type them and end with Ctrl-D)";
+
+/// The most bytes an input (results, a report, an answer, a conversation; a file or standard
+/// input) is read for, and one line of `batch` input: far more than any request (50,000
+/// results of 5 KB are 250 MB), so that only a mistaken path such as `/dev/zero` meets it.
+pub(crate) const MAX_INPUT_BYTES: u64 = 1 << 30;
+
+/// What the refusal of a larger input calls it.
+pub(crate) const INPUT: &str = "an input";
 
 /// Where the results come from, and the name that messages give it.
 pub(crate) enum Input {
@@ -39,7 +48,8 @@ impl Input {
         }
     }
 
-    /// All the bytes, read before any parsing so that a parse error can point into them.
+    /// All the bytes, read before any parsing so that a parse error can point into them: at
+    /// most [`MAX_INPUT_BYTES`], and from a file only when it is a regular one.
     fn read(&self) -> io::Result<Vec<u8>> {
         match self {
             Input::Stdin => {
@@ -47,11 +57,9 @@ impl Input {
                 if io::stdin().is_terminal() {
                     warning_line(STDIN_HINT);
                 }
-                let mut bytes = Vec::new();
-                io::stdin().lock().read_to_end(&mut bytes)?;
-                Ok(bytes)
+                read_capped(io::stdin().lock(), MAX_INPUT_BYTES, INPUT)
             }
-            Input::File(path) => std::fs::read(path),
+            Input::File(path) => read_file(path, MAX_INPUT_BYTES, INPUT),
         }
     }
 
@@ -176,14 +184,10 @@ fn line_and_column(bytes: &[u8], at: usize) -> (usize, usize) {
     (line, at - line_start + 1)
 }
 
-/// A lowercase description of a read error, without the "(os error 2)" noise.
+/// A lowercase description of a read error, without the "(os error 2)" noise: the library's
+/// words, so that every file the command reads is refused alike.
 pub(crate) fn io_problem(err: &io::Error) -> String {
-    match err.kind() {
-        io::ErrorKind::NotFound => "no such file".to_string(),
-        io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-        io::ErrorKind::IsADirectory => "is a directory".to_string(),
-        _ => err.to_string(),
-    }
+    describe_io_error(err)
 }
 
 #[cfg(test)]

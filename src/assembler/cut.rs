@@ -193,11 +193,24 @@ fn cut_point(content: &str, max: usize) -> usize {
         }
     }
     // Whitespace nearly always starts a grapheme, but not after a prepended mark such as
-    // U+0600, so every candidate is checked.
+    // U+0600, so every candidate is checked. Trailing whitespace is dropped only within the
+    // window too (or one character of it): a run of it longer than the window (control
+    // characters and line breaks) is content the room was promised for, and dropping all of
+    // it kept a few tokens of 30.
     [sentence_end, word_end, Some(grapheme)]
         .into_iter()
         .flatten()
-        .map(|end| content[..end].trim_end().len())
+        .map(|end| {
+            let kept = &content[..end];
+            let trimmed = kept.trim_end().len();
+            // One whitespace character may always go, so a short cut ends at its word.
+            let last = kept.char_indices().next_back().map_or(end, |(i, _)| i);
+            if trimmed >= window_start.min(last) {
+                trimmed
+            } else {
+                end
+            }
+        })
         .find(|&end| is_grapheme_boundary(content, end))
         .unwrap_or(grapheme)
 }

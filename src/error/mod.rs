@@ -326,7 +326,7 @@ impl Error {
     pub(crate) fn tokenizer_file(path: &std::path::Path, err: std::io::Error) -> Error {
         Error::TokenizerFile {
             file: path.display().to_string(),
-            problem: err.to_string(),
+            problem: crate::read_file::describe(&err),
             source: Some(Arc::new(err)),
         }
     }

@@ -7,6 +7,10 @@
 mod decimal;
 mod message_error;
 
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
 use serde::Deserializer;
 
 use crate::MentorRagResult;
@@ -144,4 +148,53 @@ pub struct PromptStats {
     pub bytes_tokenized: usize,
     /// Renders of the chat template.
     pub renders: usize,
+}
+
+/// The bytes of the regular file at `path`, at most `max_bytes` of them: how the library
+/// reads every file it reads (`src/read_file.rs`), for the command's own files. `what` names
+/// the kind of file, with its article, in the refusal of a larger one ("a results file").
+///
+/// ```
+/// use mentor_context::machinery::{describe_io_error, read_file};
+///
+/// let err = read_file(std::path::Path::new("/no/such/file"), 1 << 20, "a results file");
+/// assert_eq!(describe_io_error(&err.unwrap_err()), "no such file");
+/// ```
+///
+/// # Errors
+///
+/// The error opening or reading it, and one for a directory, a FIFO, a device or a socket,
+/// and for a file larger than `max_bytes`, each in words [`describe_io_error`] gives.
+pub fn read_file(path: &Path, max_bytes: u64, what: &'static str) -> io::Result<Vec<u8>> {
+    crate::read_file::read_file(path, file_cap(max_bytes, what))
+}
+
+/// [`read_file`] of a stream (standard input): all its bytes, at most `max_bytes`.
+///
+/// # Errors
+///
+/// The error reading it, and one when it holds more than `max_bytes`.
+pub fn read_capped(reader: impl Read, max_bytes: u64, what: &'static str) -> io::Result<Vec<u8>> {
+    crate::read_file::read_capped(reader, file_cap(max_bytes, what))
+}
+
+/// The regular file at `path`, opened, with its size, for a reader that streams it (`batch`):
+/// what [`read_file`] refuses but for the size.
+///
+/// # Errors
+///
+/// As [`read_file`], but for the size.
+pub fn open_regular(path: &Path) -> io::Result<(File, u64)> {
+    crate::read_file::open_regular(path)
+}
+
+/// A read error in a few lowercase words ("no such file", "is a directory, not a file"), as
+/// the library's refusals say them.
+#[must_use]
+pub fn describe_io_error(err: &io::Error) -> String {
+    crate::read_file::describe(err)
+}
+
+fn file_cap(bytes: u64, what: &'static str) -> crate::read_file::FileCap {
+    crate::read_file::FileCap { bytes, what }
 }

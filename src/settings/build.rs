@@ -2,20 +2,16 @@
 //! [`PromptAssembler`]. Every error names the setting at fault as the caller spells it; the
 //! first problem found is the one reported.
 
-use std::io::Read;
 use std::path::Path;
 
 use super::Settings;
 use crate::budget::ModelWindow;
 use crate::error::Error;
 use crate::prompt::{ChatTemplate, PromptAssembler, PromptBuilder};
+use crate::read_file::{SEAL_KEY_FILE, describe, read_file};
 use crate::seal::SealKey;
 use crate::tokenizer::{Encoding, TokenCache, TokenizerKind};
 use crate::{Assembler, ContextBuilder, Duplicates};
-
-/// The most bytes a seal key file is read for: a key is a few dozen, and a path such as
-/// `/dev/zero` must not be read forever.
-const MAX_SEAL_KEY_BYTES: u64 = 4096;
 
 /// The settings only a whole prompt reads.
 const WHOLE_PROMPT: [&str; 8] = [
@@ -394,19 +390,11 @@ impl Settings {
     }
 }
 
-/// The key in the file at `path`, without the one newline an editor or `echo` leaves at its
-/// end.
+/// The key in the file at `path` (a regular file of at most [`SEAL_KEY_FILE`] bytes), without
+/// the one newline an editor or `echo` leaves at its end.
 fn read_seal_key(path: &Path) -> Result<Vec<u8>, String> {
-    let name = path.display();
-    let mut key = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|file| file.take(MAX_SEAL_KEY_BYTES + 1).read_to_end(&mut key))
-        .map_err(|err| format!("{name}: cannot read: {err}"))?;
-    if key.len() as u64 > MAX_SEAL_KEY_BYTES {
-        return Err(format!(
-            "{name}: more than {MAX_SEAL_KEY_BYTES} bytes; a key is a few dozen"
-        ));
-    }
+    let mut key = read_file(path, SEAL_KEY_FILE)
+        .map_err(|err| format!("{}: cannot read: {}", path.display(), describe(&err)))?;
     if key.ends_with(b"\n") {
         key.pop();
         if key.ends_with(b"\r") {

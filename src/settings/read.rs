@@ -101,11 +101,15 @@ impl Settings {
     ///
     /// # Errors
     ///
-    /// As [`deserialize_spelled`](Self::deserialize_spelled), and [`Error::Json`] for text
-    /// that is not JSON.
+    /// As [`deserialize_spelled`](Self::deserialize_spelled) (a setting given twice is
+    /// refused, as TOML refuses it), and [`Error::Json`] for text that is not JSON.
     pub fn from_json(json: &str, spelling: Spelling) -> Result<Settings, Error> {
-        let value: serde_json::Value = serde_json::from_str(json)?;
-        Settings::deserialize_spelled(value, spelling)
+        // Text that is not JSON is said as such, before any setting is read.
+        serde_json::from_str::<de::IgnoredAny>(json)?;
+        // Read from the text, not from a `serde_json::Value`: a map keeps the last of two
+        // equal keys without a word.
+        let mut text = serde_json::Deserializer::from_str(json);
+        Settings::deserialize_spelled(&mut text, spelling)
     }
 }
 
@@ -210,6 +214,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for MapOfSettings<'_, V> {
             map,
             reading: self.reading,
             key: String::new(),
+            seen: Vec::new(),
         })
     }
 }
@@ -221,6 +226,9 @@ struct SpelledMap<'f, A> {
     reading: Reading<'f>,
     /// The key being read, as given.
     key: String,
+    /// The settings read so far: a format that lets a key come twice (JSON text) must not
+    /// keep the last one silently.
+    seen: Vec<&'static str>,
 }
 
 impl<'de, A: MapAccess<'de>> MapAccess<'de> for SpelledMap<'_, A> {
@@ -251,6 +259,17 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for SpelledMap<'_, A> {
             *self.reading.failure.borrow_mut() = Some(err);
             return Err(de::Error::custom(message));
         };
+        if self.seen.contains(&setting) {
+            let err = Error::Setting {
+                setting: given,
+                problem: "given twice; give it once".to_string(),
+                source: None,
+            };
+            let message = err.to_string();
+            *self.reading.failure.borrow_mut() = Some(err);
+            return Err(de::Error::custom(message));
+        }
+        self.seen.push(setting);
         self.key = given;
         let name: StrDeserializer<'_, A::Error> = setting.into_deserializer();
         seed.deserialize(name).map(Some)

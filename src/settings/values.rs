@@ -7,9 +7,6 @@ use std::fmt;
 
 use super::read::{Problem, remember};
 
-/// Whole numbers up to 2^53 are exact in a JavaScript number.
-const MAX_EXACT_FLOAT: f64 = 9_007_199_254_740_992.0;
-
 /// A problem with a value, in words: remembered for the error that names the setting.
 fn refuse<E: de::Error>(problem: String) -> E {
     let err = E::custom(&problem);
@@ -17,7 +14,10 @@ fn refuse<E: de::Error>(problem: String) -> E {
     err
 }
 
-/// A count of tokens, blocks or bytes: a whole number, 0 or more, or nothing.
+/// A count of tokens, blocks or bytes: a whole number, 0 or more, or nothing. One rule whatever
+/// the number's form: at most `usize::MAX` (18446744073709551615 on 64-bit targets), as the
+/// command's flags take it, whether written as an integer (`18446744073709551615`) or as a
+/// float (`1e19`, a JavaScript number); a float is taken for the whole number it holds.
 pub(super) fn count<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<usize>, D::Error> {
     struct Count;
     impl<'de> Visitor<'de> for Count {
@@ -35,9 +35,7 @@ pub(super) fn count<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option
             d.deserialize_any(Count)
         }
         fn visit_u64<E: de::Error>(self, n: u64) -> Result<Option<usize>, E> {
-            usize::try_from(n)
-                .map(Some)
-                .map_err(|_| refuse(format!("too large; at most {}", usize::MAX)))
+            usize::try_from(n).map(Some).map_err(|_| too_large())
         }
         fn visit_i64<E: de::Error>(self, n: i64) -> Result<Option<usize>, E> {
             match u64::try_from(n) {
@@ -48,12 +46,15 @@ pub(super) fn count<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option
         fn visit_f64<E: de::Error>(self, n: f64) -> Result<Option<usize>, E> {
             if n < 0.0 {
                 Err(negative())
-            } else if n.fract() == 0.0 && n <= MAX_EXACT_FLOAT {
-                // Whole and exact: the cast loses nothing.
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-                Ok(Some(n as usize))
             } else if n.is_finite() && n.fract() == 0.0 {
-                Err(refuse(format!("too large; at most {MAX_EXACT_FLOAT}")))
+                // Whole and at least 0: the cast saturates past u128, and the integer rule
+                // decides.
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                let whole = n as u128;
+                match u64::try_from(whole) {
+                    Ok(whole) => self.visit_u64(whole),
+                    Err(_) => Err(too_large()),
+                }
             } else {
                 Err(refuse(format!(
                     "expected a whole number, 0 or more, got {n}"
@@ -73,6 +74,9 @@ pub(super) fn count<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option
     }
     fn negative<E: de::Error>() -> E {
         refuse("negative; expected a whole number, 0 or more".to_string())
+    }
+    fn too_large<E: de::Error>() -> E {
+        refuse(format!("too large; at most {}", usize::MAX))
     }
     deserializer.deserialize_option(Count)
 }
@@ -202,4 +206,45 @@ pub(super) fn list<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Str
         }
     }
     deserializer.deserialize_option(List)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::count;
+
+    fn read(value: Value) -> Result<Option<usize>, String> {
+        count(value).map_err(|err| err.to_string())
+    }
+
+    /// A count has one bound whatever its form: an integer past it and a float past it are
+    /// refused alike, and a whole float under it is read.
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn a_count_has_one_bound_whether_integer_or_float() {
+        let too_large = format!("too large; at most {}", usize::MAX);
+        assert_eq!(read(json!(u64::MAX)), Ok(Some(usize::MAX)));
+        assert_eq!(read(json!(1e19)), Ok(Some(10_000_000_000_000_000_000)));
+        assert_eq!(
+            read(json!(9_007_199_254_740_994.0)),
+            Ok(Some(9_007_199_254_740_994))
+        );
+        assert_eq!(read(json!(3.0)), Ok(Some(3)));
+        for past in [
+            json!(1e20),
+            json!(18_446_744_073_709_551_616.0),
+            json!(1e300),
+        ] {
+            assert_eq!(read(past.clone()), Err(too_large.clone()), "{past}");
+        }
+        let past: Value = serde_json::from_str("18446744073709551616").unwrap();
+        assert_eq!(read(past), Err(too_large));
+        assert!(
+            read(json!(2.5))
+                .unwrap_err()
+                .contains("expected a whole number")
+        );
+        assert!(read(json!(-1.0)).unwrap_err().starts_with("negative"));
+    }
 }

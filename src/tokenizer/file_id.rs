@@ -6,13 +6,15 @@ use std::path::Path;
 
 use crate::Error;
 use crate::fingerprint::fingerprint;
+use crate::read_file::{TOKENIZER_FILE, read_file};
 
-/// Reads `path` and loads its bytes with `from_slice`, naming the file in any error.
+/// Reads `path` (a regular file, at most [`TOKENIZER_FILE`] bytes) and loads its bytes with
+/// `from_slice`, naming the file in any error.
 pub(super) fn load_file<T>(
     path: &Path,
     from_slice: impl FnOnce(&[u8]) -> Result<T, Error>,
 ) -> Result<T, Error> {
-    let bytes = std::fs::read(path).map_err(|e| Error::tokenizer_file(path, e))?;
+    let bytes = read_file(path, TOKENIZER_FILE).map_err(|e| Error::tokenizer_file(path, e))?;
     from_slice(&bytes).map_err(|e| e.in_file(path))
 }
 

@@ -1,7 +1,6 @@
 //! A model's own tokenizer file by its path, of the kind its contents show: what the
 //! `tokenizer_file` setting loads in every front end.
 
-use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -39,12 +38,11 @@ impl TokenizerKind {
     ///
     /// # Errors
     ///
-    /// [`Error::TokenizerFile`] when the file cannot be read.
+    /// [`Error::TokenizerFile`] when the file cannot be read or is not a regular file (a
+    /// directory, a FIFO, a device).
     pub fn of_file(path: &Path) -> Result<TokenizerKind, Error> {
         const TEKKEN_KEY: &[u8] = b"\"default_num_special_tokens\"";
-        let mut head = Vec::with_capacity(4096);
-        std::fs::File::open(path)
-            .and_then(|file| file.take(4096).read_to_end(&mut head))
+        let head = crate::read_file::read_head(path, 4096)
             .map_err(|err| Error::tokenizer_file(path, err))?;
         let tekken = head.windows(TEKKEN_KEY.len()).any(|w| w == TEKKEN_KEY);
         Ok(if tekken {

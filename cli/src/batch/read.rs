@@ -1,15 +1,15 @@
 //! Reading a batch: physical lines from a file or standard input, one request per non-blank
 //! line, read as they are needed so that memory holds only the lines in flight.
 
-use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 
 use mentor_context::MentorRagResult;
+use mentor_context::machinery::open_regular;
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
-use crate::input::{Input, io_problem, not_utf8, other_unicode};
+use crate::input::{Input, MAX_INPUT_BYTES, io_problem, not_utf8, other_unicode};
 use crate::output::Failure;
 
 /// One non-blank line of the input, not yet parsed.
@@ -28,6 +28,8 @@ pub(crate) struct Lines {
     name: String,
     /// Physical lines read so far.
     number: usize,
+    /// The most bytes a line is read for, its line break aside.
+    max_line: u64,
 }
 
 impl Lines {
@@ -38,15 +40,9 @@ impl Lines {
         let (reader, size): (Box<dyn Read + Send>, _) = match &input {
             Input::Stdin => (Box::new(io::stdin()), None),
             Input::File(path) => {
-                let file = File::open(path).and_then(|f| {
-                    // Opening a directory succeeds on Unix; reading it does not.
-                    let meta = f.metadata()?;
-                    if meta.is_dir() {
-                        return Err(io::Error::from(io::ErrorKind::IsADirectory));
-                    }
-                    Ok((f, meta.len()))
-                });
-                let (file, size) = file.map_err(|err| {
+                // A regular file only: a FIFO would block before the run starts, a device
+                // such as /dev/zero would never end. Standard input streams from anything.
+                let (file, size) = open_regular(path).map_err(|err| {
                     Failure::bad_input(format!("{name}: cannot read: {}", io_problem(&err)))
                 })?;
                 (Box::new(file), Some(size))
@@ -72,6 +68,7 @@ impl Lines {
             reader: Box::new(BufReader::with_capacity(1 << 16, reader)),
             name,
             number: 0,
+            max_line: MAX_INPUT_BYTES,
         }
     }
 
@@ -103,7 +100,11 @@ impl Lines {
         let mut consumed = 0;
         loop {
             bytes.clear();
-            let read = self.reader.read_until(b'\n', bytes).map_err(|err| {
+            // A line longer than any request (standard input from /dev/zero has no line
+            // break) is not read on; one byte more than a line may hold tells it apart.
+            let limit = self.max_line.saturating_add(2);
+            let read = (&mut self.reader).take(limit).read_until(b'\n', bytes);
+            let read = read.map_err(|err| {
                 Failure::bad_input(format!(
                     "{}: line {}: cannot read: {}",
                     self.name,
@@ -121,6 +122,12 @@ impl Lines {
                 if bytes.last() == Some(&b'\r') {
                     bytes.pop();
                 }
+            }
+            if bytes.len() as u64 > self.max_line {
+                return Err(Failure::bad_input(format!(
+                    "{}: line {}: longer than {} bytes, the most read for one request",
+                    self.name, self.number, self.max_line
+                )));
             }
             // Some Windows tools start UTF-8 files with a byte order mark; it is not JSON.
             if self.number == 1 && bytes.starts_with(b"\xef\xbb\xbf") {
@@ -247,6 +254,10 @@ fn json_problem(err: serde_json::Error) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::io::Read;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
     use super::Lines;
 
     #[test]
@@ -267,5 +278,44 @@ mod tests {
             expected.iter().map(|&(n, l)| (n, l.to_string())).collect();
         assert_eq!(seen, expected);
         assert_eq!(consumed, input.len() as u64);
+    }
+
+    #[test]
+    fn a_line_is_read_up_to_its_cap_and_no_further() {
+        let lines = |input: &'static [u8]| {
+            let mut lines = Lines::new(Box::new(input), "input".into());
+            lines.max_line = 4;
+            lines
+        };
+        // Four bytes and a CR LF are a line of four.
+        let mut at_cap = lines(b"[12]\r\n[1]");
+        assert_eq!(at_cap.next_line().unwrap().unwrap().bytes, b"[12]");
+        assert_eq!(at_cap.next_line().unwrap().unwrap().bytes, b"[1]");
+        for over in [&b"[123]\n[1]"[..], b"[123]"] {
+            let err = lines(over).next_line().err().unwrap();
+            let said = format!("{err:?}");
+            assert!(
+                said.contains("input: line 1: longer than 4 bytes, the most read for one request"),
+                "{said}"
+            );
+        }
+        // An endless line is read no further than the cap, a line break and one buffer.
+        let read = Arc::new(AtomicU64::new(0));
+        let endless = Counted(std::io::repeat(b'x'), Arc::clone(&read));
+        let mut lines = Lines::new(Box::new(endless), "input".into());
+        lines.max_line = 4;
+        assert!(lines.next_line().is_err());
+        assert!(read.load(Ordering::SeqCst) <= 6 + (1 << 16));
+    }
+
+    /// A reader that counts the bytes read from it.
+    struct Counted<R>(R, Arc<AtomicU64>);
+
+    impl<R: Read> Read for Counted<R> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.0.read(buf)?;
+            self.1.fetch_add(n as u64, Ordering::SeqCst);
+            Ok(n)
+        }
     }
 }

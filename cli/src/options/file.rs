@@ -3,29 +3,22 @@
 
 use std::path::Path;
 
+use mentor_context::machinery::read_file;
 use mentor_context::settings::{Settings, Spelling};
 
 use crate::input::io_problem;
 use crate::output::{Failure, escape_os};
 
-/// The most bytes a settings file is read for: a few dozen settings fit in a kilobyte, and a
-/// path such as `/dev/zero` must not be read forever.
-const MAX_SETTINGS_BYTES: u64 = 1 << 20;
+/// The most bytes a settings file (or the service's configuration) is read for: a few dozen
+/// settings fit in a kilobyte, and a path such as `/dev/zero` must not be read forever.
+pub(crate) const MAX_SETTINGS_BYTES: u64 = 1 << 20;
 
 /// The settings in the file at `path`: TOML when its name ends in `.toml`, JSON otherwise.
 pub(crate) fn read(path: &Path) -> Result<Settings, Failure> {
-    use std::io::Read;
     let name = escape_os(path.as_os_str());
     let fail = |problem: String| Failure::bad_input(format!("--settings: {name}: {problem}"));
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|file| file.take(MAX_SETTINGS_BYTES + 1).read_to_end(&mut bytes))
+    let bytes = read_file(path, MAX_SETTINGS_BYTES, "a settings file")
         .map_err(|err| fail(format!("cannot read: {}", io_problem(&err))))?;
-    if bytes.len() as u64 > MAX_SETTINGS_BYTES {
-        return Err(fail(format!(
-            "more than {MAX_SETTINGS_BYTES} bytes; settings take a few hundred"
-        )));
-    }
     let text = String::from_utf8(bytes).map_err(|_| fail("not UTF-8".to_string()))?;
     let toml = path
         .extension()

@@ -10,7 +10,7 @@ pub(crate) mod parse;
 mod report;
 mod shown;
 
-pub(crate) use file::one_line_toml;
+pub(crate) use file::{MAX_SETTINGS_BYTES, one_line_toml};
 pub(crate) use shown::shown;
 
 use std::path::PathBuf;

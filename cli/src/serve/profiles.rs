@@ -102,8 +102,13 @@ impl Config {
     pub(crate) fn read(path: &Path) -> Result<Config, Failure> {
         let name = escape_os(path.as_os_str());
         let fail = |problem: String| Failure::bad_input(format!("{name}: {problem}"));
-        let text = std::fs::read_to_string(path)
-            .map_err(|err| fail(format!("cannot read: {}", crate::input::io_problem(&err))))?;
+        let bytes = mentor_context::machinery::read_file(
+            path,
+            crate::options::MAX_SETTINGS_BYTES,
+            "a service's configuration",
+        )
+        .map_err(|err| fail(format!("cannot read: {}", crate::input::io_problem(&err))))?;
+        let text = String::from_utf8(bytes).map_err(|_| fail("not UTF-8".to_string()))?;
         let file: File = toml::from_str(&text)
             .map_err(|err| fail(crate::options::one_line_toml(&err, &text)))?;
         if file.profiles.is_empty() {

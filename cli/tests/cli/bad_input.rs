@@ -31,6 +31,48 @@ fn a_directory() {
     run(&["assemble", dir]).bad(&[dir, "cannot read", "is a directory"]);
 }
 
+/// Every file the command reads is read only when it is a regular file: a device such as
+/// /dev/zero would otherwise be read until the cap (or, a `batch` line, forever). Each is one
+/// line saying what it is; standard input stays accepted.
+#[cfg(unix)]
+#[test]
+fn files_that_are_not_regular_are_refused_by_what_they_are() {
+    let device = "/dev/zero";
+    let is_device = "is a device, not a regular file";
+    let results = TempFile::new("regular.json", br#"[{"content": "x", "score": 1}]"#);
+    let results = results.path();
+    let report = run(&["assemble", "--json", results]).ok();
+    let report = TempFile::new("regular-report.json", report.as_bytes());
+    let page = std::env::temp_dir().join(format!("mentor-not-regular-{}.html", std::process::id()));
+    let page = page.to_str().unwrap();
+    for args in [
+        &["assemble", device][..],
+        &["bench", device],
+        &["batch", device],
+        &["inspect", "--output", page, device],
+        &["assemble", "--previous", device, results],
+        &["cite", report.path(), device],
+        &["cite", device, results],
+        &["assemble", "--settings", device, results],
+        &["serve", "--config", device],
+        &["assemble", "--tokenizer-file", device, results],
+        &["assemble", "--seal-key-file", device, results],
+        &[
+            "prompt",
+            "--chat-template",
+            "harmony",
+            "--window",
+            "9000",
+            "--conversation",
+            device,
+        ],
+    ] {
+        let run = run(args);
+        run.bad(&[device, is_device]);
+    }
+    run_with_stdin(&["assemble", "-"], br#"[{"content": "x", "score": 1}]"#).ok();
+}
+
 #[test]
 fn empty_input() {
     bad_file(b"", &["empty input"]);

@@ -74,7 +74,7 @@ fn a_bad_tokenizer_file_is_named() {
     run(&["assemble", "--tokenizer-file", missing, PRICING]).bad(&[
         "--tokenizer-file",
         missing,
-        "No such file",
+        "no such file",
     ]);
     let bad = TempFile::new(
         "tekken_bad.json",

@@ -51,6 +51,9 @@ impl ResponseStream<'_> {
                  ConverseStream's events"
             ))
         })?;
+        // `ConverseStreamOutput` is a union: an event is one of its members, and an object
+        // keyed by two types is two events run together (or one forged from two).
+        one_member(object, &place, "an event is keyed by one of its types")?;
         for (kind, body) in object {
             match kind.as_str() {
                 "contentBlockStart" => {
@@ -96,6 +99,15 @@ impl ResponseStream<'_> {
         let delta = body
             .get("delta")
             .ok_or_else(|| problem(format!("{place}: no delta")))?;
+        // `ContentBlockDelta` is a union too: text and a citation in one delta would lose
+        // one of them.
+        if let Some(members) = delta.as_object() {
+            one_member(
+                members,
+                &format!("{place}.delta"),
+                "a delta is one of text, a citation, a tool use or reasoning",
+            )?;
+        }
         let text = delta.get("text");
         let citation = delta.get("citation");
         // A text block has no start event: its first delta opens it.
@@ -237,4 +249,20 @@ impl ResponseStream<'_> {
         };
         self.checks.holds((entry, 0), data, within, part)
     }
+}
+
+/// Refuses an object of a union type (`_converse_stream_output.rs`, `_content_block_delta.rs`)
+/// with more than one member set, as the SDKs' deserializers refuse mixed variants.
+fn one_member(
+    object: &serde_json::Map<String, Value>,
+    place: &str,
+    rule: &str,
+) -> Result<(), Error> {
+    let mut members = object.iter().filter(|(_, value)| !value.is_null());
+    if let (Some((first, _)), Some((second, _))) = (members.next(), members.next()) {
+        return Err(problem(format!(
+            "{place}: holds both `{first}` and `{second}`; {rule}"
+        )));
+    }
+    Ok(())
 }

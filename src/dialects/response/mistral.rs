@@ -12,7 +12,7 @@
 
 use serde_json::Value;
 
-use super::{ResponseStream, kind, problem};
+use super::{ResponseStream, kind, problem, whole_number};
 use crate::citations::StreamOutput;
 use crate::error::Error;
 
@@ -165,21 +165,12 @@ impl ResponseStream<'_> {
         }
         let (start, end) = self.mistral.last;
         for (j, id) in ids.iter().enumerate() {
-            // The keys of the tool result are "0", "1", ...: only those, as numbers or as
-            // the strings sent, name an entry.
-            let key = match id {
-                Value::Number(n) => n.as_u64(),
-                Value::String(s) => s.parse::<u64>().ok().filter(|n| n.to_string() == *s),
-                other => {
-                    return Err(problem(format!(
-                        "{place}.reference_ids[{j}]: expected a number or a string, found {}",
-                        kind(other)
-                    )));
-                }
-            };
-            let entry = key
-                .and_then(|k| usize::try_from(k).ok())
-                .filter(|&k| k < self.tally.chips().len());
+            // Id n names key "n" of the tool result. mistralai client-python types it as an
+            // integer (`src/mistralai/client/models/referencechunk.py`: `reference_ids:
+            // List[int]`; client-ts: `referenceIds: number[]`), as Bedrock's SDKs type
+            // `documentIndex`: a string is refused in both, whatever it holds.
+            let key = whole_number(id, &format!("{place}.reference_ids[{j}]"))?;
+            let entry = Some(key).filter(|&k| k < self.tally.chips().len());
             match entry {
                 Some(entry) => {
                     let span = self.span(start, end);

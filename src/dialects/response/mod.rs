@@ -344,21 +344,29 @@ fn problem(problem: String) -> Error {
 /// The whole number at `field` of `value`, named by `place` in an error.
 fn index(value: &Value, field: &str, place: &str) -> Result<usize, Error> {
     match value.get(field) {
-        Some(Value::Number(n)) => match n.as_u64() {
-            Some(n) => {
-                usize::try_from(n).map_err(|_| problem(format!("{place}.{field}: too large")))
-            }
-            None if n.as_i64().is_some_and(|n| n < 0) => {
-                Err(problem(format!("{place}.{field}: {n} is negative")))
-            }
-            None => Err(problem(format!(
-                "{place}.{field}: {n} is not a whole number"
-            ))),
-        },
-        Some(other) => Err(problem(format!(
-            "{place}.{field}: expected a number, found {other}"
-        ))),
+        Some(found) => whole_number(found, &format!("{place}.{field}")),
         None => Err(problem(format!("{place}: no {field}"))),
+    }
+}
+
+/// `value` as an index, named `place` in an error. The SDKs type every index a response
+/// gives as an integer (Bedrock's `documentIndex` and `contentBlockIndex`, Mistral's
+/// `reference_ids`), so a string, a fraction or a negative number is an error in every
+/// dialect alike.
+fn whole_number(value: &Value, place: &str) -> Result<usize, Error> {
+    let Value::Number(n) = value else {
+        return Err(problem(format!(
+            "{place}: expected a number, found {value}"
+        )));
+    };
+    if let Some(n) = n.as_u64() {
+        return usize::try_from(n).map_err(|_| problem(format!("{place}: {n} is too large")));
+    }
+    match n.as_f64() {
+        Some(f) if f < 0.0 => Err(problem(format!("{place}: {n} is negative"))),
+        // Past u64, serde_json holds an integer as a float: whole, and too large.
+        Some(f) if f.fract() == 0.0 => Err(problem(format!("{place}: {n} is too large"))),
+        _ => Err(problem(format!("{place}: {n} is not a whole number"))),
     }
 }
 

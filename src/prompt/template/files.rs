@@ -7,6 +7,9 @@ use super::ChatTemplate;
 #[cfg(feature = "huggingface")]
 use super::hf_config;
 use crate::error::Error;
+#[cfg(feature = "huggingface")]
+use crate::read_file::{TEMPLATE_FILE, read_file};
+use crate::read_file::{describe, regular};
 use crate::tokenizer::{Encoding, TekkenTokenizer};
 
 impl ChatTemplate {
@@ -107,14 +110,32 @@ impl ChatTemplate {
                 ),
             ));
         };
-        if !path.is_file() {
-            return Err(setting(
-                "chat_template",
-                format!(
-                    "the chat template {name}: no such file (openai, harmony and mistral are the \
-                 templates written here)"
-                ),
-            ));
+        // A name that is no file may be a misspelt template name; a path to something that
+        // is not a regular file (a directory, a FIFO, a device) is said as what it is.
+        match std::fs::metadata(path) {
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                return Err(setting(
+                    "chat_template",
+                    format!(
+                        "the chat template {name}: no such file (openai, harmony and mistral are \
+                         the templates written here)"
+                    ),
+                ));
+            }
+            Err(err) => {
+                return Err(setting(
+                    "chat_template",
+                    format!("the chat template {name}: cannot read: {}", describe(&err)),
+                ));
+            }
+            Ok(metadata) => {
+                if let Err(err) = regular(&metadata) {
+                    return Err(setting(
+                        "chat_template",
+                        format!("the chat template {name}: {}", describe(&err)),
+                    ));
+                }
+            }
         }
         #[cfg(feature = "huggingface")]
         {
@@ -179,8 +200,8 @@ impl ChatTemplate {
     ) -> Result<ChatTemplate, Error> {
         let template_file = template_file.as_ref();
         let tokenizer = crate::tokenizer::HuggingFaceTokenizer::from_file(tokenizer_file)?;
-        let bytes = std::fs::read(template_file).map_err(|e| Error::ChatTemplate {
-            problem: format!("{}: {e}", template_file.display()),
+        let bytes = read_file(template_file, TEMPLATE_FILE).map_err(|e| Error::ChatTemplate {
+            problem: format!("{}: cannot read: {}", template_file.display(), describe(&e)),
         })?;
         let in_file = |err: Error| match err {
             Error::ChatTemplate { problem } => Error::ChatTemplate {

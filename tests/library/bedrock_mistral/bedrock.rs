@@ -156,6 +156,35 @@ fn bad_bedrock_responses_are_errors_naming_the_place() {
         problem(Dialect::Bedrock, "[1, 2]\n")
             .contains("event 1: expected an object keyed by the event's type")
     );
+    // The SDKs' events and deltas are unions: one member each (aws-sdk-rust
+    // `_converse_stream_output.rs`, `_content_block_delta.rs`).
+    let delta = bedrock
+        .iter()
+        .position(|e| e.pointer("/contentBlockDelta/delta/text").is_some())
+        .unwrap();
+    let mut two_types = bedrock.clone();
+    two_types[delta]["messageStop"] = json!({"stopReason": "end_turn"});
+    assert!(
+        problem(Dialect::Bedrock, &jsonl(&two_types)).contains(&format!(
+            "event {}: holds both `contentBlockDelta` and `messageStop`; an event is keyed by \
+             one of its types",
+            delta + 1
+        )),
+        "{}",
+        problem(Dialect::Bedrock, &jsonl(&two_types))
+    );
+    let mut text_and_citation = bedrock.clone();
+    text_and_citation[delta]["contentBlockDelta"]["delta"]["citation"] =
+        json!({"location": {"documentChar": {"documentIndex": 0, "start": 0, "end": 1}}});
+    assert!(
+        problem(Dialect::Bedrock, &jsonl(&text_and_citation)).contains(&format!(
+            "event {}.delta: holds both `citation` and `text`; a delta is one of text, a \
+             citation, a tool use or reasoning",
+            delta + 1
+        )),
+        "{}",
+        problem(Dialect::Bedrock, &jsonl(&text_and_citation))
+    );
     let whole = response(Dialect::Bedrock, "json");
     for (from, to, expected) in [
         (
@@ -167,6 +196,16 @@ fn bad_bedrock_responses_are_errors_naming_the_place() {
             "\"documentIndex\": 0,",
             "",
             "location.documentChar: no documentIndex",
+        ),
+        (
+            "\"documentIndex\": 0",
+            "\"documentIndex\": 18446744073709551616",
+            "location.documentChar.documentIndex: 1.8446744073709552e+19 is too large",
+        ),
+        (
+            "\"documentIndex\": 0",
+            "\"documentIndex\": \"0\"",
+            "location.documentChar.documentIndex: expected a number, found \"0\"",
         ),
         (
             "\"end\": 2",

@@ -90,7 +90,8 @@ fn a_key_file_is_bounded_and_loses_its_last_newline() {
             .assembler()
             .unwrap_err();
         assert!(
-            err.to_string().contains("more than 4096 bytes"),
+            err.to_string()
+                .contains("cannot read: larger than 4 KiB, the most read for a seal key file"),
             "{len}: {err}"
         );
     }
@@ -120,4 +121,12 @@ fn settings_read_from_json_text_in_the_caller_s_spelling() {
     assert_eq!((assembler.budget(), assembler.max_blocks()), (10, Some(3)));
     let err = Settings::from_json("{budget", Spelling::Camel).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidJson);
+    // A map would keep the last of two equal keys; TOML and the service's bodies refuse them.
+    let err = Settings::from_json(
+        r#"{"budget": 10, "maxBlocks": 3, "budget": 20}"#,
+        Spelling::Camel,
+    )
+    .unwrap_err();
+    assert_eq!(err.to_string(), "budget: given twice; give it once");
+    assert_eq!(err.kind(), ErrorKind::InvalidSetting);
 }

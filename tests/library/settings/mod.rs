@@ -9,6 +9,7 @@ use mentor_context::{Duplicates, ErrorKind, Order, Overflow};
 use serde_json::{Value, json};
 
 mod accessors;
+mod files;
 mod rules;
 
 pub(super) const TEKKEN: &str = concat!(
