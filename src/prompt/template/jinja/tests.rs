@@ -1,5 +1,3 @@
-use std::time::Instant;
-
 use minijinja::value::Value;
 
 use super::{JinjaTemplate, RenderInput, rewrite_generation_tags};
@@ -94,7 +92,7 @@ fn tojson_is_pythons_json_dumps() {
 fn tojson_writes_what_python_writes_for_numbers_controls_nesting_and_bad_arguments() {
     use minijinja::value::Kwargs;
     let dumps = |value: Value, kwargs: &[(&str, Value)]| {
-        super::pyjson::tojson(&value, Kwargs::from_iter(kwargs.iter().cloned()))
+        super::pyjson::tojson(&value, &Kwargs::from_iter(kwargs.iter().cloned()), None)
             .map(|v| v.as_str().unwrap().to_string())
             .map_err(|e| e.to_string())
     };
@@ -116,7 +114,7 @@ fn tojson_writes_what_python_writes_for_numbers_controls_nesting_and_bad_argumen
     assert!(
         dumps(deep(257), &[])
             .unwrap_err()
-            .contains("nested too deeply")
+            .contains("nested more than 256 levels")
     );
     for bad in [
         Value::from(vec![Value::from(","), Value::from(1)]),
@@ -155,51 +153,182 @@ fn a_tag_opened_and_closed_by_one_percent_sign_is_no_panic() {
     assert!(render("{%}x{% endfor %}", &chat()).is_err());
 }
 
-/// Every hostile template ends in an error within two seconds.
+/// Every hostile template ends in one error, naming the bound it met: fuel, depth, output or
+/// the parser's nesting. No clock: what is asserted is which bound stopped it.
 #[test]
-fn hostile_templates_end_in_one_error_quickly() {
+fn hostile_templates_end_in_one_error_naming_their_bound() {
+    let fuel = "out of fuel";
+    let deep = "nested more than 256 levels";
     let cases = [
         (
-            "{% for i in range(100000000) %}{% for j in range(100000000) %}x{% endfor %}{% endfor %}",
-            "",
+            "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
+            fuel,
         ),
-        ("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}", ""),
         (
-            "{% set s = 'x' * 1000 %}{% for i in range(10000000) %}{{ s }}{% endfor %}",
-            "",
+            "{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}",
+            "recursion",
+        ),
+        (
+            "{% set s = 'x' * 1000000 %}{% for i in range(10) %}{{ s }}{% endfor %}",
+            "wrote more than",
         ),
         (
             "{% set ns = namespace(s='x') %}{% for i in range(64) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s }}",
-            "",
+            fuel,
+        ),
+        // Issue 44: a lazily repeated list printed, joined, dumped: each byte is paid for.
+        ("{% set s = 'x' * 1000000 %}{{ ([s] * 100000) }}", fuel),
+        (
+            "{% set s = 'x' * 1000000 %}{{ ([s] * 100000)|join('') }}",
+            fuel,
+        ),
+        (
+            "{% set s = 'x' * 1000000 %}{{ ''.join([s] * 100000) }}",
+            fuel,
+        ),
+        (
+            "{% set s = 'x' * 1000000 %}{{ ([s] * 100000)|tojson }}",
+            fuel,
+        ),
+        ("{{ ([''] * 100000000)|join('') }}", fuel),
+        ("{{ 'x'.center(1000000000000) }}", fuel),
+        ("{{ 'x'.zfill(1000000000000) }}", fuel),
+        // A namespace holding itself is infinitely deep: printing it meets the depth bound.
+        (
+            "{% set ns = namespace(a=1) %}{% set ns.a = ns %}{{ ns.a.a }}",
+            deep,
+        ),
+        (
+            "{% set ns = namespace(a=1) %}{% set ns.a = ns %}{{ ns|string }}",
+            deep,
+        ),
+        (
+            "{% set ns = namespace(a=1) %}{% set ns.a = ns %}{{ ns|tojson }}",
+            deep,
         ),
         (
             "{{ raise_exception('Conversation roles must alternate') }}",
             "the template raised: Conversation roles must alternate",
         ),
-        ("{% for m in messages %}", ""),
+        ("{% for m in messages %}", "unexpected end of input"),
         ("{{ 'a'.split('') }}", "empty separator"),
-        (&"{{ (".repeat(5000), ""),
+        ("{{ [1]|pprint }}", "pprint filter is not supported"),
+        (&"{{ (".repeat(5000), "recursion limits"),
         (
             &format!(
                 "{}x{}",
                 "{% if true %}".repeat(2000),
                 "{% endif %}".repeat(2000)
             ),
-            "",
+            "recursion limits",
         ),
     ];
     for (source, expected) in cases {
-        let started = Instant::now();
         let err = render(source, &chat()).expect_err(&source[..source.len().min(80)]);
         assert!(
-            started.elapsed().as_secs() < 2,
-            "{} took {:?}",
-            &source[..source.len().min(80)],
-            started.elapsed()
+            err.contains(expected),
+            "{}: {err}",
+            &source[..source.len().min(80)]
         );
-        assert!(err.contains(expected), "{err}");
         assert!(!err.contains('\n'), "one line: {err}");
     }
     let huge = "x".repeat(super::MAX_TEMPLATE_BYTES + 1);
     assert!(JinjaTemplate::new(&huge).unwrap_err().contains("at most"));
+}
+
+/// The fuel rule: a base, and a share per message and per input byte.
+#[test]
+fn fuel_grows_with_the_input() {
+    use super::bounds::{BASE_FUEL, FUEL_PER_MESSAGE, INPUT_BYTES_PER_FUEL, fuel_for};
+    assert_eq!(fuel_for(0, 0), BASE_FUEL);
+    assert_eq!(
+        fuel_for(10, 4000),
+        BASE_FUEL + 10 * FUEL_PER_MESSAGE + 4000 / INPUT_BYTES_PER_FUEL
+    );
+    assert_eq!(fuel_for(usize::MAX, usize::MAX), u64::MAX);
+}
+
+/// The deepest list the fuel lets a template build and still use (`[[...]]` literals, the
+/// cheapest level there is, carried across a loop by a namespace) is compared, concatenated
+/// (minijinja's own recursive `Display`) and dropped on the render's stack; one tenth more than
+/// the fuel allows runs out of it.
+#[test]
+fn the_deepest_value_the_fuel_allows_does_not_overflow_the_stack() {
+    let level = "[".repeat(50);
+    let close = "]".repeat(50);
+    let build = |iterations: usize, then: &str| {
+        format!(
+            "{{% set ns = namespace(x=1, y=1) %}}{{% for i in range({iterations}) %}}{{% set ns.x = {level}ns.x{close} %}}{{% endfor %}}{then}"
+        )
+    };
+    // One iteration costs about 80 fuel (measured with `fuel_used`).
+    let per_iteration = fuel_used(&build(101, "")) - fuel_used(&build(1, ""));
+    let per_iteration = usize::try_from(per_iteration / 100).unwrap();
+    let most = usize::try_from(super::bounds::fuel_for(2, 1000)).unwrap() / per_iteration;
+    // Printing and comparing cost about a third of the building, so seven tenths of the
+    // fuel is about the deepest value that can still be used (about 85,000 levels).
+    let deepest = most * 7 / 10;
+    let out = render(
+        &build(deepest, "{{ (ns.x ~ '')|length > 0 }}{{ ns.x == ns.x }}"),
+        &chat(),
+    )
+    .unwrap();
+    assert_eq!(out, "truetrue".replace("true", "True"));
+    assert!(
+        render(&build(most * 11 / 10, ""), &chat())
+            .unwrap_err()
+            .contains("out of fuel")
+    );
+}
+
+fn fuel_used(source: &str) -> u64 {
+    let template = JinjaTemplate::new(source).unwrap();
+    let messages = chat();
+    template
+        .render_metered(&RenderInput {
+            messages: &messages,
+            documents: None,
+            bos_token: None,
+            eos_token: None,
+            date: "2026-12-02".parse::<ConversationDate>().unwrap(),
+            input_bytes: 1000,
+        })
+        .1
+        .unwrap()
+}
+
+/// Python's `str` methods and Jinja2's filters where minijinja answers otherwise (issue 44),
+/// against what Python's jinja2 renders.
+#[test]
+fn python_semantics_where_minijinja_differs() {
+    for (source, python) in [
+        ("{{ 'x1y'.title() }}", "X1Y"),
+        ("{{ 'Ⅻ'.isalpha() }}", "False"),
+        ("{{ (1, 'a') }}|{{ (1,) }}|{{ () }}", "(1, 'a')|(1,)|()"),
+        ("{{ 'a b c'.rsplit(None, 1) }}", "['a b', 'c']"),
+        ("{{ 'abcb'.index('b') }}{{ 'abcb'.rindex('b') }}", "13"),
+        ("{{ '-42'.zfill(5) }}", "-0042"),
+        (
+            "{{ 'ab'.center(5, '*') }}|{{ 'ab'.ljust(4) }}|{{ 'ab'.rjust(4) }}",
+            "**ab*|ab  |  ab",
+        ),
+        ("{{ 'aBc'.swapcase() }}", "AbC"),
+        (
+            "{{ 'Hello World'.istitle() }}{{ 'Hello world'.istitle() }}",
+            "TrueFalse",
+        ),
+        ("{{ 'hello world foo bar'|truncate(9) }}", "hello..."),
+        ("{{ 'hello world foo bar'|truncate(9, true) }}", "hello ..."),
+        ("{{ 'one, two_three 4'|wordcount }}", "3"),
+        ("{{ ' 42 '|int }}{{ '4.7'|int }}{{ 'x'|int(7) }}", "4247"),
+        ("{{ [true, none, 1]|join(',') }}", "True,None,1"),
+        ("{{ true|string }}", "True"),
+    ] {
+        assert_eq!(render(source, &chat()).unwrap(), python, "{source}");
+    }
+    assert!(
+        render("{{ 'abc'.index('x') }}", &chat())
+            .unwrap_err()
+            .contains("substring not found")
+    );
 }

@@ -1,0 +1,228 @@
+//! Jinja2's filters where minijinja's differ, and `join`, which must pay as it grows.
+//!
+//! `join` (the filter and `str.join`) writes each item as Jinja2 does (`str()`: `True`,
+//! `None`) and pays for every byte before appending it: `([s] * 100000) | join('')` is out of
+//! fuel after a few megabytes, not 100 GB. `int` reads strings as Python's `int()` does
+//! (`" 42 "`, `"1_000"`, `"4.7"`), `truncate` and `wordcount` are Jinja2's, and `pprint`
+//! (Python's `pformat`, whose line breaks this engine does not reproduce) is an error naming it.
+
+use minijinja::value::{Kwargs, Value, ValueKind};
+use minijinja::{Error, ErrorKind, State};
+
+use super::bounds::{Meter, fuel_of};
+use super::python::{Side, strip};
+use super::repr::write_str;
+
+/// Jinja2's `join(value, d='', attribute=None)`.
+#[allow(clippy::needless_pass_by_value)] // minijinja hands filters their keyword arguments by value
+pub(super) fn join(
+    state: &State,
+    value: &Value,
+    separator: Option<&str>,
+    kwargs: Kwargs,
+) -> Result<Value, Error> {
+    let attribute: Option<&str> = kwargs.get("attribute")?;
+    kwargs.assert_all_used()?;
+    join_items(state, value, separator.unwrap_or(""), attribute)
+}
+
+/// `separator.join(items)`, the `str` method.
+pub(super) fn str_join(state: &State, separator: &str, args: &[Value]) -> Result<Value, Error> {
+    let (items,): (&Value,) = minijinja::value::from_args(args)?;
+    join_items(state, items, separator, None)
+}
+
+fn join_items(
+    state: &State,
+    value: &Value,
+    separator: &str,
+    attribute: Option<&str>,
+) -> Result<Value, Error> {
+    let pay = fuel_of(state);
+    let mut out = Meter::new(Some(&pay));
+    if value.kind() == ValueKind::String {
+        // A string joins its characters.
+        for (i, c) in value.as_str().unwrap_or_default().chars().enumerate() {
+            if i > 0 {
+                out.push_str(separator)?;
+            }
+            out.push(c)?;
+        }
+        return Ok(Value::from(out.finish()?));
+    }
+    for (i, item) in value.try_iter()?.enumerate() {
+        // An item writing nothing still costs a unit, so a lazy list of a hundred million
+        // empty strings runs out of fuel too.
+        state.consume_fuel(1)?;
+        if i > 0 {
+            out.push_str(separator)?;
+        }
+        let item = match attribute {
+            Some(attribute) => item.get_attr(attribute)?,
+            None => item,
+        };
+        write_str(&mut out, &item)?;
+    }
+    Ok(Value::from(out.finish()?))
+}
+
+/// Jinja2's `int(value, default=0, base=10)`: Python's `int()` of a string (surrounding
+/// whitespace, a sign, `_` between digits), then `int(float(value))`, then the default.
+pub(super) fn int(value: &Value, default: Option<Value>, base: Option<u32>) -> Value {
+    let default = default.unwrap_or(Value::from(0));
+    match value.kind() {
+        ValueKind::Bool => Value::from(i64::from(value.is_true())),
+        ValueKind::Number => match i64::try_from(value.clone()) {
+            Ok(n) => Value::from(n),
+            Err(_) => f64::try_from(value.clone())
+                .ok()
+                .filter(|x| x.is_finite())
+                .map_or(default, |x| Value::from(x.trunc())),
+        },
+        ValueKind::String => {
+            let text = strip(value.as_str().unwrap_or_default(), None, Side::Both);
+            parse_int(text, base.unwrap_or(10))
+                .map(Value::from)
+                .or_else(|| parse_float(text).map(|x| Value::from(x.trunc())))
+                .map_or(default, |v| match f64::try_from(v.clone()) {
+                    // `int(4.0)` is `4`, an integer.
+                    Ok(x) if !v.is_integer() => i64::try_from(x as i128).map_or(v, Value::from),
+                    _ => v,
+                })
+        }
+        _ => default,
+    }
+}
+
+/// Python's `int(text, base)` for a stripped string: a sign, digits with single `_` between
+/// them.
+fn parse_int(text: &str, base: u32) -> Option<i64> {
+    if !(2..=36).contains(&base) {
+        return None;
+    }
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    if digits.is_empty()
+        || digits.starts_with('_')
+        || digits.ends_with('_')
+        || digits.contains("__")
+    {
+        return None;
+    }
+    let digits: String = digits.chars().filter(|&c| c != '_').collect();
+    let n = i64::from_str_radix(&digits, base).ok()?;
+    Some(if negative { -n } else { n })
+}
+
+/// Python's `float(text)` for a stripped string: decimal notation, `inf` and `nan` excluded
+/// (`int()` of them fails, so the default is used).
+fn parse_float(text: &str) -> Option<f64> {
+    let plain = text.trim_start_matches(['+', '-']);
+    if plain.is_empty() || !plain.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let lone_underscores = bytes.iter().enumerate().all(|(i, &b)| {
+        b != b'_'
+            || (i > 0
+                && bytes[i - 1].is_ascii_digit()
+                && bytes.get(i + 1).is_some_and(u8::is_ascii_digit))
+    });
+    if !lone_underscores {
+        return None;
+    }
+    text.replace('_', "")
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
+}
+
+/// Jinja2's `truncate(s, length=255, killwords=False, end='...', leeway=5)`.
+pub(super) fn truncate(
+    value: &Value,
+    length: Option<usize>,
+    killwords: Option<bool>,
+    end: Option<&str>,
+    leeway: Option<usize>,
+) -> Result<Value, Error> {
+    let s = value.to_string();
+    let s = value.as_str().unwrap_or(&s);
+    let length = length.unwrap_or(255);
+    let end = end.unwrap_or("...");
+    let leeway = leeway.unwrap_or(5);
+    let end_len = end.chars().count();
+    if length < end_len {
+        return Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!("truncate: expected length >= {end_len}, got {length}"),
+        ));
+    }
+    if s.chars().count() <= length.saturating_add(leeway) {
+        return Ok(Value::from(s));
+    }
+    let keep: String = s.chars().take(length - end_len).collect();
+    let kept = if killwords.unwrap_or(false) {
+        keep.as_str()
+    } else {
+        keep.rsplit_once(' ')
+            .map_or(keep.as_str(), |(head, _)| head)
+    };
+    Ok(Value::from(format!("{kept}{end}")))
+}
+
+/// Jinja2's `wordcount`: the matches of Python's `\w+` (letters, digits and `_`).
+pub(super) fn wordcount(value: &Value) -> Value {
+    let s = value.to_string();
+    let s = value.as_str().unwrap_or(&s);
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut count = 0;
+    let mut in_word = false;
+    for c in s.chars() {
+        if word(c) && !in_word {
+            count += 1;
+        }
+        in_word = word(c);
+    }
+    Value::from(count)
+}
+
+/// Jinja2's `trim`: `str.strip(chars)` of the value's `str()`.
+pub(super) fn trim(state: &State, value: &Value, chars: Option<&str>) -> Result<Value, Error> {
+    if let Some(s) = value.as_str() {
+        return Ok(Value::from(strip(s, chars, Side::Both)));
+    }
+    let pay = fuel_of(state);
+    let mut text = Meter::new(Some(&pay));
+    write_str(&mut text, value)?;
+    Ok(Value::from(strip(&text.finish()?, chars, Side::Both)))
+}
+
+/// `pprint` is Python's `pformat`, whose line breaks (at 80 columns, by its own rules) are
+/// not reproduced here: an error naming it rather than another text.
+pub(super) fn pprint(_value: &Value) -> Result<Value, Error> {
+    Err(Error::new(
+        ErrorKind::InvalidOperation,
+        "the pprint filter is not supported in chat templates",
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn int_reads_strings_as_python_does() {
+        for (text, expected) in [
+            (" 42 ", Value::from(42)),
+            ("1_000", Value::from(1000)),
+            ("-4.7", Value::from(-4)),
+            ("1__0", Value::from(0)),
+            ("abc", Value::from(0)),
+            ("+7", Value::from(7)),
+        ] {
+            assert_eq!(int(&Value::from(text), None, None), expected, "{text:?}");
+        }
+    }
+}
