@@ -67,6 +67,17 @@ pub(super) fn stack_for(fuel: u64) -> usize {
         .saturating_add(BASE_STACK)
 }
 
+/// Stack per byte of template source, for the compiler: a filter chain `|f` is two bytes a
+/// link, and each link costs the parser and the compiler about 2 KB (in a debug build).
+const COMPILE_STACK_PER_BYTE: usize = 1024;
+
+/// The stack to compile a template of `bytes` on.
+pub(super) fn compile_stack_for(bytes: usize) -> usize {
+    bytes
+        .saturating_mul(COMPILE_STACK_PER_BYTE)
+        .saturating_add(BASE_STACK)
+}
+
 /// Bytes written between two payments: small enough that no payment lets much more through
 /// than the fuel left, large enough that paying costs nothing next to the writing.
 const CHUNK: usize = 1024;

@@ -9,7 +9,7 @@
 use minijinja::value::{Kwargs, Value, ValueKind};
 use minijinja::{Error, ErrorKind, State};
 
-use super::bounds::{Meter, fuel_of};
+use super::bounds::{BYTES_PER_FUEL, Meter, fuel_of};
 use super::python::{Side, strip};
 use super::repr::write_str;
 
@@ -64,6 +64,50 @@ fn join_items(
         write_str(&mut out, &item)?;
     }
     Ok(Value::from(out.finish()?))
+}
+
+/// `str.format(*args, **kwargs)`, paid for before pycompat formats it: each replacement field
+/// can copy the largest argument, and each number in the format string can be a width.
+/// Arguments are strings, numbers, booleans and `None` (a list or dict would be written by
+/// minijinja's `Display`, neither Python's text nor paid for): anything else is an error.
+pub(super) fn str_format(state: &State, s: &str, args: &[Value]) -> Result<Value, Error> {
+    let mut largest = 0usize;
+    let mut scalar = |value: &Value| match value.kind() {
+        ValueKind::Seq | ValueKind::Iterable | ValueKind::Map => Err(Error::new(
+            ErrorKind::InvalidOperation,
+            "str.format: only strings, numbers, booleans and none are formatted",
+        )),
+        _ => {
+            largest = largest.max(value.as_str().map_or(32, str::len));
+            Ok(())
+        }
+    };
+    for arg in args {
+        if arg.kind() == ValueKind::Map {
+            // Keyword arguments arrive as one map.
+            for key in arg.try_iter()? {
+                scalar(&arg.get_item(&key)?)?;
+            }
+        } else {
+            scalar(arg)?;
+        }
+    }
+    let fields = s.matches('{').count();
+    let widths: usize = s
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|digits| {
+            digits
+                .parse::<usize>()
+                .ok()
+                .or((!digits.is_empty()).then_some(usize::MAX))
+        })
+        .fold(0, usize::saturating_add);
+    let bytes = fields
+        .saturating_mul(largest)
+        .saturating_add(widths)
+        .saturating_add(s.len());
+    state.consume_fuel(u64::try_from(bytes / BYTES_PER_FUEL).unwrap_or(u64::MAX))?;
+    Ok(Value::UNDEFINED)
 }
 
 /// Jinja2's `int(value, default=0, base=10)`: Python's `int()` of a string (surrounding

@@ -18,6 +18,7 @@ mod filters;
 mod pyjson;
 mod python;
 mod repr;
+mod store;
 mod strings;
 
 use std::fmt::Write as _;
@@ -115,13 +116,30 @@ impl JinjaTemplate {
         env.add_filter("pprint", filters::pprint);
         env.add_filter("string", string_filter);
         env.add_function("raise_exception", raise_exception);
-        env.add_template_owned(NAME, rewrite_generation_tags(source))
-            .map_err(|e| describe(&e))?;
-        let reads_documents = env
-            .get_template(NAME)
-            .map_err(|e| describe(&e))?
-            .undeclared_variables(false)
-            .contains("documents");
+        env.add_function(store::STORE, store::store);
+        let source = store::rewrite_namespace_sets(&rewrite_generation_tags(source));
+        // The parser and the compiler recurse once per link of a filter chain (`x|f|f|...`),
+        // so a template compiles on a stack sized for the longest chain it can hold.
+        let compiled = std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .name("chat-template-compile".to_string())
+                .stack_size(bounds::compile_stack_for(source.len()))
+                .spawn_scoped(scope, || {
+                    env.add_template_owned(NAME, source)
+                        .map_err(|e| describe(&e))?;
+                    // `undeclared_variables` parses the source again, as deep.
+                    let reads_documents = env
+                        .get_template(NAME)
+                        .map_err(|e| describe(&e))?
+                        .undeclared_variables(false)
+                        .contains("documents");
+                    Ok::<_, String>((env, reads_documents))
+                })
+                .map_err(|e| format!("no thread to compile the template on: {e}"))?
+                .join()
+                .map_err(|_| "the template's compiler panicked".to_string())?
+        });
+        let (env, reads_documents) = compiled?;
         Ok(JinjaTemplate {
             env,
             reads_documents,
@@ -255,6 +273,10 @@ fn python_method(
             ))
         }
         "join" => filters::str_join(state, s, args),
+        "format" => {
+            filters::str_format(state, s, args)?;
+            minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args)
+        }
         _ => match strings::call(state, s, method, args) {
             Some(answer) => answer,
             None => {

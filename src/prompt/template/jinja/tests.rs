@@ -193,18 +193,38 @@ fn hostile_templates_end_in_one_error_naming_their_bound() {
         ("{{ ([''] * 100000000)|join('') }}", fuel),
         ("{{ 'x'.center(1000000000000) }}", fuel),
         ("{{ 'x'.zfill(1000000000000) }}", fuel),
-        // A namespace holding itself is infinitely deep: printing it meets the depth bound.
+        ("{{ '{:>1000000000}'.format(1) }}", fuel),
         (
-            "{% set ns = namespace(a=1) %}{% set ns.a = ns %}{{ ns.a.a }}",
-            deep,
+            "{% set s = 'x' * 1000000 %}{{ ('{0}' * 10000).format(s) }}",
+            fuel,
+        ),
+        ("{{ '{}'.format([1]) }}", "only strings, numbers"),
+        // A namespace holding itself would be infinitely deep, and minijinja's `~` would
+        // recurse without end: it is never stored.
+        (
+            "{% set ns = namespace(a=1) %}{% set ns.a = ns %}{{ 'x' ~ ns }}",
+            "cannot be stored in a namespace",
         ),
         (
-            "{% set ns = namespace(a=1) %}{% set ns.a = ns %}{{ ns|string }}",
-            deep,
+            "{% set ns = namespace(a=1) %}{% set ns.a = [{'b': ns}] %}{{ 'x' ~ ns }}",
+            "cannot be stored in a namespace",
         ),
         (
-            "{% set ns = namespace(a=1) %}{% set ns.a = ns %}{{ ns|tojson }}",
-            deep,
+            "{% set ns = namespace(a=1) %}{% set other = namespace(n=ns) %}{% set ns.a = other %}",
+            "cannot be stored in a namespace",
+        ),
+        // 300 levels, printed, dumped, joined, made a string: each meets the depth bound.
+        (&nest300("{{ a }}"), deep),
+        (
+            &nest300("{{ a|tojson }}"),
+            "tojson: the value is nested more than 256",
+        ),
+        (&nest300("{{ [a]|join }}"), deep),
+        (&nest300("{{ a|string }}"), deep),
+        // Nesting carried across a loop stops at the depth bound.
+        (
+            "{% set ns = namespace(x=1) %}{% for i in range(1000) %}{% set ns.x = [ns.x] %}{% endfor %}",
+            "set: the value is nested more than 256 levels",
         ),
         (
             "{{ raise_exception('Conversation roles must alternate') }}",
@@ -232,8 +252,22 @@ fn hostile_templates_end_in_one_error_naming_their_bound() {
         );
         assert!(!err.contains('\n'), "one line: {err}");
     }
+    // A filter chain as long as the largest template: the compiler recurses once per link,
+    // on a stack sized for it.
+    let chain = format!(
+        "{{{{ [1]{} }}}}",
+        "|list".repeat(super::MAX_TEMPLATE_BYTES / 5 - 4)
+    );
+    assert!(chain.len() <= super::MAX_TEMPLATE_BYTES);
+    let _compiled_or_refused = JinjaTemplate::new(&chain).map(|t| t.reads_documents());
     let huge = "x".repeat(super::MAX_TEMPLATE_BYTES + 1);
     assert!(JinjaTemplate::new(&huge).unwrap_err().contains("at most"));
+}
+
+/// A list 300 levels deep in `a`, then `then`.
+fn nest300(then: &str) -> String {
+    let level = format!("{{% set a = {}a{} %}}", "[".repeat(60), "]".repeat(60));
+    format!("{{% set a = 1 %}}{}{then}", level.repeat(5))
 }
 
 /// The fuel rule: a base, and a share per message and per input byte.
@@ -249,31 +283,25 @@ fn fuel_grows_with_the_input() {
 }
 
 /// The deepest list the fuel lets a template build and still use (`[[...]]` literals, the
-/// cheapest level there is, carried across a loop by a namespace) is compared, concatenated
-/// (minijinja's own recursive `Display`) and dropped on the render's stack; one tenth more than
-/// the fuel allows runs out of it.
+/// cheapest level there is, one `set` after another: a namespace cannot carry nesting past
+/// 256 levels) is compared, concatenated (minijinja's own recursive `Display`) and dropped on
+/// the render's stack; one tenth more than the fuel allows runs out of it.
 #[test]
 fn the_deepest_value_the_fuel_allows_does_not_overflow_the_stack() {
-    let level = "[".repeat(50);
-    let close = "]".repeat(50);
-    let build = |iterations: usize, then: &str| {
-        format!(
-            "{{% set ns = namespace(x=1, y=1) %}}{{% for i in range({iterations}) %}}{{% set ns.x = {level}ns.x{close} %}}{{% endfor %}}{then}"
-        )
-    };
-    // One iteration costs about 80 fuel (measured with `fuel_used`).
-    let per_iteration = fuel_used(&build(101, "")) - fuel_used(&build(1, ""));
-    let per_iteration = usize::try_from(per_iteration / 100).unwrap();
-    let most = usize::try_from(super::bounds::fuel_for(2, 1000)).unwrap() / per_iteration;
+    let level = format!("{{% set x = {}x{} %}}", "[".repeat(50), "]".repeat(50));
+    let build = |sets: usize, then: &str| format!("{{% set x = 1 %}}{}{then}", level.repeat(sets));
+    let per_set = fuel_used(&build(101, "")) - fuel_used(&build(1, ""));
+    let per_set = usize::try_from(per_set / 100).unwrap();
+    let most = usize::try_from(super::bounds::fuel_for(2, 1000)).unwrap() / per_set;
     // Printing and comparing cost about a third of the building, so seven tenths of the
     // fuel is about the deepest value that can still be used (about 85,000 levels).
     let deepest = most * 7 / 10;
     let out = render(
-        &build(deepest, "{{ (ns.x ~ '')|length > 0 }}{{ ns.x == ns.x }}"),
+        &build(deepest, "{{ (x ~ '')|length > 0 }}{{ x == x }}"),
         &chat(),
     )
     .unwrap();
-    assert_eq!(out, "truetrue".replace("true", "True"));
+    assert_eq!(out, "TrueTrue");
     assert!(
         render(&build(most * 11 / 10, ""), &chat())
             .unwrap_err()
@@ -306,6 +334,10 @@ fn python_semantics_where_minijinja_differs() {
         ("{{ 'Ⅻ'.isalpha() }}", "False"),
         ("{{ (1, 'a') }}|{{ (1,) }}|{{ () }}", "(1, 'a')|(1,)|()"),
         ("{{ 'a b c'.rsplit(None, 1) }}", "['a b', 'c']"),
+        (
+            "{% set ns = namespace(m=1) %}{% set ns.m = {'a': [messages[0]]} %}{{ ns.m.a[0].role }}",
+            "user",
+        ),
         ("{{ 'abcb'.index('b') }}{{ 'abcb'.rindex('b') }}", "13"),
         ("{{ '-42'.zfill(5) }}", "-0042"),
         (
@@ -323,6 +355,7 @@ fn python_semantics_where_minijinja_differs() {
         ("{{ ' 42 '|int }}{{ '4.7'|int }}{{ 'x'|int(7) }}", "4247"),
         ("{{ [true, none, 1]|join(',') }}", "True,None,1"),
         ("{{ true|string }}", "True"),
+        ("{{ '{}-{:>4}-{x}'.format('a', 7, x=true) }}", "a-   7-True"),
     ] {
         assert_eq!(render(source, &chat()).unwrap(), python, "{source}");
     }
@@ -331,4 +364,54 @@ fn python_semantics_where_minijinja_differs() {
             .unwrap_err()
             .contains("substring not found")
     );
+}
+
+/// The open models' own templates (from `MENTOR_TOKENIZER_DATA`, as `.ci/run` sets it) on
+/// conversations of 2 to 20,000 turns, short and long: each uses at most a third of the fuel
+/// the rule gives it, so the trimming of a long history, not the fuel, decides. (Measured:
+/// about 60 fuel a turn against the rule's 400, and a sixteenth to a twelfth of a fuel a byte
+/// against its quarter.)
+#[test]
+fn real_templates_use_a_small_share_of_their_fuel() {
+    let Some(dir) = std::env::var_os("MENTOR_TOKENIZER_DATA") else {
+        eprintln!("skipped: MENTOR_TOKENIZER_DATA is not set");
+        return;
+    };
+    let dir = std::path::PathBuf::from(dir);
+    for model in ["qwen3", "gemma3", "deepseek_v3", "llama3_1"] {
+        let config = dir.join(model).join("tokenizer_config.json");
+        let config: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&config).unwrap()).unwrap();
+        let template = JinjaTemplate::new(config["chat_template"].as_str().unwrap()).unwrap();
+        for (turns, words) in [(2, 3), (200, 3), (20_000, 3), (20, 20_000)] {
+            let messages: Vec<Value> = (0..turns)
+                .map(|i| {
+                    let role = if i % 2 == 0 { "user" } else { "assistant" };
+                    let content = format!("Turn {i}: {}", "plan costs ".repeat(words));
+                    Value::from_pairs([
+                        ("role", Value::from(role)),
+                        ("content", Value::from(content)),
+                    ])
+                })
+                .collect();
+            let input_bytes: usize = messages
+                .iter()
+                .map(|m| m.get_attr("content").unwrap().as_str().unwrap().len() + 9)
+                .sum();
+            let messages = Value::from(messages);
+            let (text, used) = template.render_metered(&RenderInput {
+                messages: &messages,
+                documents: None,
+                bos_token: Some("<s>"),
+                eos_token: Some("</s>"),
+                date: "2026-12-02".parse::<ConversationDate>().unwrap(),
+                input_bytes,
+            });
+            text.unwrap_or_else(|e| panic!("{model}, {turns} turns: {e}"));
+            let used = used.unwrap();
+            let fuel = super::bounds::fuel_for(turns, input_bytes);
+            eprintln!("{model}: {turns} turns of {words} words: {used} of {fuel} fuel");
+            assert!(used * 3 <= fuel, "{model}, {turns} turns: {used} of {fuel}");
+        }
+    }
 }
