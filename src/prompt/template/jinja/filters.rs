@@ -6,6 +6,8 @@
 //! (`" 42 "`, `"1_000"`, `"4.7"`), `truncate` and `wordcount` are Jinja2's, and `pprint`
 //! (Python's `pformat`, whose line breaks this engine does not reproduce) is an error naming it.
 
+use std::ops::Not as _;
+
 use minijinja::value::{Kwargs, Value, ValueKind};
 use minijinja::{Error, ErrorKind, State};
 
@@ -111,43 +113,89 @@ pub(super) fn str_format(state: &State, s: &str, args: &[Value]) -> Result<Value
 }
 
 /// Jinja2's `int(value, default=0, base=10)`: Python's `int()` of a string (surrounding
-/// whitespace, a sign, `_` between digits), then `int(float(value))`, then the default.
-pub(super) fn int(value: &Value, default: Option<Value>, base: Option<u32>) -> Value {
-    let default = default.unwrap_or(Value::from(0));
-    match value.kind() {
+/// whitespace, a sign, `_` between digits, a `0x`/`0o`/`0b` prefix matching the base), then
+/// `int(float(value))`, then the default.
+#[allow(clippy::needless_pass_by_value)] // minijinja hands filters their keyword arguments by value
+pub(super) fn int(
+    value: &Value,
+    default: Option<Value>,
+    base: Option<u32>,
+    kwargs: Kwargs,
+) -> Result<Value, Error> {
+    let default = match default {
+        Some(default) => default,
+        None => kwargs
+            .get::<Option<Value>>("default")?
+            .unwrap_or(Value::from(0)),
+    };
+    let base = match base {
+        Some(base) => base,
+        None => kwargs.get::<Option<u32>>("base")?.unwrap_or(10),
+    };
+    kwargs.assert_all_used()?;
+    let truncated = |x: f64| {
+        // In range, so the cast is exact after `trunc`.
+        #[allow(clippy::cast_possible_truncation)]
+        let n = x.trunc() as i64;
+        Value::from(n)
+    };
+    Ok(match value.kind() {
         ValueKind::Bool => Value::from(i64::from(value.is_true())),
         ValueKind::Number => match i64::try_from(value.clone()) {
             Ok(n) => Value::from(n),
             Err(_) => f64::try_from(value.clone())
                 .ok()
-                .filter(|x| x.is_finite())
-                .map_or(default, |x| Value::from(x.trunc())),
+                .filter(|x| x.is_finite() && x.abs() < 9.2e18)
+                .map_or(default, truncated),
         },
         ValueKind::String => {
             let text = strip(value.as_str().unwrap_or_default(), None, Side::Both);
-            parse_int(text, base.unwrap_or(10))
-                .map(Value::from)
-                .or_else(|| parse_float(text).map(|x| Value::from(x.trunc())))
-                .map_or(default, |v| match f64::try_from(v.clone()) {
-                    // `int(4.0)` is `4`, an integer.
-                    Ok(x) if !v.is_integer() => i64::try_from(x as i128).map_or(v, Value::from),
-                    _ => v,
-                })
+            match parse_int(text, base) {
+                Some(n) => Value::from(n),
+                None => parse_float(text)
+                    .filter(|x| x.abs() < 9.2e18)
+                    .map_or(default, truncated),
+            }
         }
         _ => default,
-    }
+    })
 }
 
-/// Python's `int(text, base)` for a stripped string: a sign, digits with single `_` between
-/// them.
+/// Python's `int(text, base)` for a stripped string: a sign, a prefix matching the base (any
+/// for base 0), digits with single `_` between them.
 fn parse_int(text: &str, base: u32) -> Option<i64> {
-    if !(2..=36).contains(&base) {
-        return None;
-    }
     let (negative, digits) = match text.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, text.strip_prefix('+').unwrap_or(text)),
     };
+    let lower = digits.get(..2).map(str::to_ascii_lowercase);
+    let prefixed = match lower.as_deref() {
+        Some("0x") => Some(16),
+        Some("0o") => Some(8),
+        Some("0b") => Some(2),
+        _ => None,
+    };
+    let (base, digits) = match (base, prefixed) {
+        (0, Some(radix)) => (radix, &digits[2..]),
+        (base, Some(radix)) if base == radix => (base, &digits[2..]),
+        // Base 0 without a prefix is decimal, and refuses leading zeros.
+        (0, None)
+            if digits.len() > 1
+                && digits.starts_with('0')
+                && digits.trim_start_matches(['0', '_']).is_empty().not() =>
+        {
+            return None;
+        }
+        (0, None) => (10, digits),
+        (base, _) => (base, digits),
+    };
+    if !(2..=36).contains(&base) {
+        return None;
+    }
+    let digits = digits
+        .strip_prefix('_')
+        .filter(|_| prefixed.is_some())
+        .unwrap_or(digits);
     if digits.is_empty()
         || digits.starts_with('_')
         || digits.ends_with('_')
@@ -183,19 +231,24 @@ fn parse_float(text: &str) -> Option<f64> {
         .filter(|x| x.is_finite())
 }
 
-/// Jinja2's `truncate(s, length=255, killwords=False, end='...', leeway=5)`.
+/// Jinja2's `truncate(s, length=255, killwords=False, end='...', leeway=5)` (`leeway` by
+/// keyword).
+#[allow(clippy::needless_pass_by_value)] // minijinja hands filters their keyword arguments by value
 pub(super) fn truncate(
     value: &Value,
     length: Option<usize>,
     killwords: Option<bool>,
     end: Option<&str>,
-    leeway: Option<usize>,
+    kwargs: Kwargs,
 ) -> Result<Value, Error> {
     let s = value.to_string();
     let s = value.as_str().unwrap_or(&s);
-    let length = length.unwrap_or(255);
-    let end = end.unwrap_or("...");
-    let leeway = leeway.unwrap_or(5);
+    let length = length.or(kwargs.get("length")?).unwrap_or(255);
+    let killwords = killwords.or(kwargs.get("killwords")?);
+    let end = end.or(kwargs.get("end")?).unwrap_or("...");
+    // minijinja takes five parameters at most: `leeway` by keyword only.
+    let leeway = kwargs.get::<Option<usize>>("leeway")?.unwrap_or(5);
+    kwargs.assert_all_used()?;
     let end_len = end.chars().count();
     if length < end_len {
         return Err(Error::new(
@@ -266,7 +319,14 @@ mod tests {
             ("abc", Value::from(0)),
             ("+7", Value::from(7)),
         ] {
-            assert_eq!(int(&Value::from(text), None, None), expected, "{text:?}");
+            let got = int(
+                &Value::from(text),
+                None,
+                None,
+                Kwargs::from_iter(Vec::<(&str, Value)>::new()),
+            )
+            .unwrap();
+            assert_eq!(got, expected, "{text:?}");
         }
     }
 }

@@ -379,4 +379,6 @@ impl io::Write for LimitedWriter {
 }
 
 #[cfg(test)]
+mod bounds_tests;
+#[cfg(test)]
 mod tests;

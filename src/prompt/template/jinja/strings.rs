@@ -26,6 +26,19 @@ fn is_letter(c: char) -> bool {
         .is_some_and(|letters| letters.is_match(c.encode_utf8(&mut [0; 4]) as &str))
 }
 
+/// Python's `str.isdigit()` for one character: decimal digits (`Nd`) and the digits of
+/// `Numeric_Type=Digit` (superscripts, subscripts, circled and parenthesized digits), not
+/// other numerals (`Ⅻ`, `½`).
+fn is_digit(c: char) -> bool {
+    DECIMALS
+        .as_ref()
+        .is_some_and(|decimals| decimals.is_match(c.encode_utf8(&mut [0; 4]) as &str))
+        || matches!(c, '\u{b2}' | '\u{b3}' | '\u{b9}' | '\u{2070}' | '\u{2074}'..='\u{2079}' | '\u{2080}'..='\u{2089}' | '\u{2460}'..='\u{2468}' | '\u{2474}'..='\u{247c}' | '\u{2488}'..='\u{2490}' | '\u{24ea}' | '\u{24f5}'..='\u{24fd}' | '\u{24ff}' | '\u{2776}'..='\u{277e}' | '\u{2780}'..='\u{2788}' | '\u{278a}'..='\u{2792}' | '\u{1369}'..='\u{1371}' | '\u{1f100}'..='\u{1f10a}')
+}
+
+/// Decimal digits (`Nd`), Python's `str.isdecimal()`.
+static DECIMALS: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"\A\p{Nd}+\z").ok());
+
 /// The titlecase letters (`Lt`), which Rust's `char` has no test for.
 fn is_titlecase(c: char) -> bool {
     matches!(c, '\u{1c5}' | '\u{1c8}' | '\u{1cb}' | '\u{1f2}' | '\u{1f88}'..='\u{1f8f}' | '\u{1f98}'..='\u{1f9f}' | '\u{1fa8}'..='\u{1faf}' | '\u{1fbc}' | '\u{1fcc}' | '\u{1ffc}')
@@ -271,6 +284,13 @@ pub(super) fn call(
         "isalpha" => no_args(Value::from(!s.is_empty() && s.chars().all(is_letter))),
         "isalnum" => no_args(Value::from(
             !s.is_empty() && s.chars().all(|c| is_letter(c) || c.is_numeric()),
+        )),
+        "isdigit" => no_args(Value::from(!s.is_empty() && s.chars().all(is_digit))),
+        "isdecimal" => no_args(Value::from(
+            !s.is_empty()
+                && DECIMALS
+                    .as_ref()
+                    .is_some_and(|decimals| decimals.is_match(s)),
         )),
         "rsplit" => from_args::<(Option<&str>, Option<i64>)>(args).and_then(|(sep, maxsplit)| {
             rsplit(s, sep, maxsplit)
