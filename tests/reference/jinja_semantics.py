@@ -52,7 +52,8 @@ CASES += [
     "{{ messages[0].content.strip() }}|{{ messages[1].content.split('</think>')[-1] }}",
     "{{ 'a b'.split(' ', 0) }}", "{{ 'a'.split('') }}",
     "{{ 1.5e-5 }} {{ 1e16 }} {{ 0.1 + 0.2 }} {{ -0.0 }}",
-    "{{ {'b': 1, 'a': [1.0, none]}|tojson }}", "{{ (1, 2)|tojson }}",
+    "{{ {'b': 1, 'a': [1.0, none]}|tojson }}", "{{ (1, 2)|tojson }}", "{{ [1]|tojson(indent=70) }}",
+    "{{ [1]|tojson(indent=-3) }}",
     "{{ 'a\\nb'.splitlines(true) }}", "{{ 'x'.startswith(('a', 'x')) }}",
 ]
 

@@ -48,6 +48,7 @@ fn hostile_templates_end_in_one_error_naming_their_bound() {
         ("{{ 'x'.center(1000000000000) }}", fuel),
         ("{{ 'x'.zfill(1000000000000) }}", fuel),
         ("{{ '{:>1000000000}'.format(1) }}", fuel),
+        ("{{ [1]|tojson(indent=100000000000) }}", fuel),
         (
             "{% set s = 'x' * 1000000 %}{{ ('{0}' * 10000).format(s) }}",
             fuel,

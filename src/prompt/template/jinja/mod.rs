@@ -8,10 +8,15 @@
 //! Generation Inference does (`router/src/infer/chat_template.rs`), with the methods whose
 //! meaning differs in Rust replaced by Python's (`python.rs`).
 //!
-//! Templates come from the internet and are code: each render is bounded in work (minijinja's
-//! fuel), in nesting (its recursion limit) and in output bytes, and the parser never sees more
-//! than [`MAX_TEMPLATE_BYTES`]. Whatever a template does, a render ends in a prompt or one
-//! error.
+//! Templates come from the internet and are code. Each render is bounded in every resource,
+//! deterministically (`bounds.rs` states the rule): in work and memory by fuel that grows
+//! with the conversation, every text our own code builds paid for as it grows; in nesting by
+//! minijinja's recursion limit for calls, by a 256-level bound in every recursive path of ours,
+//! by `store.rs` for what a namespace carries from one loop iteration to the next, and by a
+//! render thread whose stack holds the deepest value the fuel can build; in output bytes by
+//! the input's size plus a margin. The parser never sees more than [`MAX_TEMPLATE_BYTES`], and
+//! compiles on a stack sized for it. Whatever a template does, a render ends in a prompt or
+//! one error naming the bound it met; no input aborts the process.
 
 mod bounds;
 mod filters;
@@ -49,7 +54,7 @@ pub(crate) struct RenderInput<'a> {
     pub(crate) bos_token: Option<&'a str>,
     pub(crate) eos_token: Option<&'a str>,
     pub(crate) date: ConversationDate,
-    /// Bytes of text in the messages and documents, to bound the output.
+    /// Bytes of text in the messages and documents, to bound the output and size the fuel.
     pub(crate) input_bytes: usize,
 }
 

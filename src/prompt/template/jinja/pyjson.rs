@@ -9,7 +9,7 @@
 use minijinja::value::{Kwargs, Value, ValueKind};
 use minijinja::{Error, ErrorKind, State};
 
-use super::bounds::{MAX_DEPTH, Meter, Pay, fuel_of, too_deep};
+use super::bounds::{BYTES_PER_FUEL, MAX_DEPTH, Meter, Pay, fuel_of, too_deep};
 use super::repr::{f64_of_float, float_repr};
 
 /// How `json.dumps` was asked to write.
@@ -43,7 +43,12 @@ pub(super) fn tojson(value: &Value, kwargs: &Kwargs, pay: Option<Pay<'_>>) -> Re
         Some(v) => {
             let n =
                 i64::try_from(v).map_err(|_| invalid("indent must be an integer or a string"))?;
-            Some(" ".repeat(usize::try_from(n.clamp(0, 64)).unwrap_or(0)))
+            // Any width, as Python writes it; paid for before it is allocated.
+            let n = usize::try_from(n).unwrap_or(0);
+            if let Some(pay) = pay {
+                pay(u64::try_from(n / BYTES_PER_FUEL).unwrap_or(u64::MAX))?;
+            }
+            Some(" ".repeat(n))
         }
     };
     let (item_separator, key_separator) = match separators {
