@@ -18,16 +18,20 @@ use super::bounds::{MAX_DEPTH, too_deep};
 /// The function the rewritten `set` calls.
 pub(super) const STORE: &str = "__mentor_store";
 
-/// Rewrites every `{% set NAME.ATTR = EXPR %}` to pass EXPR through [`STORE`]. Other tags,
-/// and text, are left as they are.
+/// Rewrites every `{% set NAME.ATTR = EXPR %}` to pass EXPR through [`STORE`]. Text,
+/// comments, `{% raw %}` blocks, string literals and every other tag are left as they are.
 pub(super) fn rewrite_namespace_sets(source: &str) -> String {
     let mut out = String::with_capacity(source.len());
     let mut rest = source;
-    while let Some(at) = rest.find("{%") {
+    while let Some(at) = rest.find('{') {
         out.push_str(&rest[..at]);
         let tag = &rest[at..];
-        match namespace_set(tag) {
-            Some((head, expr, tail)) => {
+        let end = if tag.starts_with("{#") {
+            tag.find("#}").map_or(tag.len(), |end| end + 2)
+        } else if tag.starts_with("{{") {
+            tag_end(tag, "}}")
+        } else if tag.starts_with("{%") {
+            if let Some((head, expr, tail)) = namespace_set(tag) {
                 out.push_str(head);
                 out.push_str(STORE);
                 out.push_str("((");
@@ -35,15 +39,45 @@ pub(super) fn rewrite_namespace_sets(source: &str) -> String {
                 out.push_str("))");
                 out.push_str(tail);
                 rest = &tag[head.len() + expr.len() + tail.len()..];
+                continue;
             }
-            None => {
-                out.push_str("{%");
-                rest = &tag[2..];
+            let end = tag_end(tag, "%}");
+            let inner = tag.get(2..end.saturating_sub(2)).unwrap_or_default();
+            if inner.trim_matches(['-', '+']).trim() == "raw" {
+                tag.find("endraw")
+                    .map_or(tag.len(), |at| at + "endraw".len())
+            } else {
+                end
             }
-        }
+        } else {
+            1
+        };
+        out.push_str(&tag[..end]);
+        rest = &tag[end..];
     }
     out.push_str(rest);
     out
+}
+
+/// Where a tag opened at the start of `tag` ends: after the first `close` outside a string
+/// literal, or at the end of the source.
+fn tag_end(tag: &str, close: &str) -> usize {
+    let bytes = tag.as_bytes();
+    let mut quote = None;
+    let mut j = 2;
+    while j < bytes.len() {
+        let b = bytes[j];
+        match quote {
+            Some(_) if b == b'\\' => j += 1,
+            Some(q) if b == q => quote = None,
+            Some(_) => {}
+            None if b == b'\'' || b == b'"' => quote = Some(b),
+            None if tag[j..].starts_with(close) => return j + close.len(),
+            None => {}
+        }
+        j += 1;
+    }
+    tag.len()
 }
 
 /// For a tag starting `{% set a.b =`, its head (through `=`), expression and closing
@@ -178,5 +212,17 @@ mod tests {
             rewrite_namespace_sets("{% set ns.a = 'x"),
             "{% set ns.a = 'x"
         );
+        // Comments, raw blocks and string literals hold text, not tags.
+        for text in [
+            "{# {% set ns.a = 1 %} #}",
+            "{# {% set ns.a = it's %} #}{% set b = 1 %}",
+            "{% raw %}{% set ns.a = 1 %}{% endraw %}",
+            "{{ '{% set ns.a = 1 %}' }}",
+            "{% if x == '{% set ns.a = 1 %}' %}{% endif %}",
+            "{%€",
+            "{{ '€",
+        ] {
+            assert_eq!(rewrite_namespace_sets(text), text);
+        }
     }
 }
