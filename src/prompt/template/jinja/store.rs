@@ -72,7 +72,7 @@ fn tag_end(tag: &str, close: &str) -> usize {
             Some(q) if b == q => quote = None,
             Some(_) => {}
             None if b == b'\'' || b == b'"' => quote = Some(b),
-            None if tag[j..].starts_with(close) => return j + close.len(),
+            None if bytes[j..].starts_with(close.as_bytes()) => return j + close.len(),
             None => {}
         }
         j += 1;
@@ -129,7 +129,7 @@ fn namespace_set(tag: &str) -> Option<(&str, &str, &str)> {
             Some(q) if b == q => quote = None,
             Some(_) => {}
             None if b == b'\'' || b == b'"' => quote = Some(b),
-            None if tag[j..].starts_with("%}") => {
+            None if bytes[j..].starts_with(b"%}") => {
                 let mut end = j;
                 if end > i && matches!(bytes[end - 1], b'-' | b'+') {
                     end -= 1;
@@ -211,6 +211,11 @@ mod tests {
         assert_eq!(
             rewrite_namespace_sets("{% set ns.a = 'x"),
             "{% set ns.a = 'x"
+        );
+        // Bytes are scanned, never a slice inside a character.
+        assert_eq!(
+            rewrite_namespace_sets("{% set ns.a = € %}"),
+            "{% set ns.a =__mentor_store(( €)) %}"
         );
         // Comments, raw blocks and string literals hold text, not tags.
         for text in [
