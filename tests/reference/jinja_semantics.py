@@ -54,6 +54,8 @@ CASES += [
     "{{ 1.5e-5 }} {{ 1e16 }} {{ 0.1 + 0.2 }} {{ -0.0 }}",
     "{{ {'b': 1, 'a': [1.0, none]}|tojson }}", "{{ (1, 2)|tojson }}", "{{ [1]|tojson(indent=70) }}",
     "{{ [1]|tojson(indent=-3) }}",
+    "{{ [[1], [2, 3]]|sum(start=[]) }}", "{{ [1, 2.5]|sum }}", "{{ [{'a': [1]}, {'a': [2]}]|sum(attribute='a', start=[0]) }}",
+    "{{ [[1], 2]|sum(start=[]) }}", "{{ [1, 2]|sum(start=10) }}",
     "{{ 'a\\nb'.splitlines(true) }}", "{{ 'x'.startswith(('a', 'x')) }}",
 ]
 
