@@ -101,7 +101,7 @@ fn hostile_templates_end_in_one_error_naming_their_bound() {
         ),
     ];
     for (source, expected) in cases {
-        let err = render(source, &chat()).expect_err(&source[..source.len().min(80)]);
+        let err = within_a_hang_limit(source).expect_err(&source[..source.len().min(80)]);
         assert!(
             err.contains(expected),
             "{}: {err}",
@@ -119,6 +119,18 @@ fn hostile_templates_end_in_one_error_naming_their_bound() {
     let _compiled_or_refused = JinjaTemplate::new(&chain).map(|t| t.reads_documents());
     let huge = "x".repeat(super::MAX_TEMPLATE_BYTES + 1);
     assert!(JinjaTemplate::new(&huge).unwrap_err().contains("at most"));
+}
+
+/// `render(source)`, failing the test if it has not ended after 30 seconds: no bound here is
+/// a time, but a template that neither ends nor runs out of fuel is a bug to report, not a
+/// test that never finishes.
+fn within_a_hang_limit(source: &str) -> Result<String, String> {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let owned = source.to_string();
+    std::thread::spawn(move || sender.send(render(&owned, &chat())));
+    receiver
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .unwrap_or_else(|_| panic!("hung: {}", &source[..source.len().min(80)]))
 }
 
 /// A list 300 levels deep in `a`, then `then`.
