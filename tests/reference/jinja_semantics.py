@@ -56,6 +56,7 @@ CASES += [
     "{{ [1]|tojson(indent=-3) }}",
     "{{ [[1], [2, 3]]|sum(start=[]) }}", "{{ [1, 2.5]|sum }}", "{{ [{'a': [1]}, {'a': [2]}]|sum(attribute='a', start=[0]) }}",
     "{{ [[1], 2]|sum(start=[]) }}", "{{ [1, 2]|sum(start=10) }}",
+    "{{ '%s-%d-%5.1f'|format('a', 3, 2.25) }}", "{{ '%(a)s'|format(a=1) }}",
     "{{ 'a\\nb'.splitlines(true) }}", "{{ 'x'.startswith(('a', 'x')) }}",
 ]
 

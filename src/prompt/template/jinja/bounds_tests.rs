@@ -56,6 +56,11 @@ fn hostile_templates_end_in_one_error_naming_their_bound() {
             fuel,
         ),
         ("{{ '{}'.format([1]) }}", "only strings, numbers"),
+        (
+            "{% set s = 'x' * 1000000 %}{{ '%s'|format([s] * 100000) }}",
+            "only strings, numbers",
+        ),
+        ("{{ '%1000000000000d'|format(1) }}", fuel),
         // A namespace holding itself would be infinitely deep, and minijinja's `~` would
         // recurse without end: it is never stored.
         (

@@ -8,7 +8,7 @@
 
 use std::ops::Not as _;
 
-use minijinja::value::{Kwargs, Value, ValueKind};
+use minijinja::value::{Kwargs, Rest, Value, ValueKind, ValueOrKwargs};
 use minijinja::{Error, ErrorKind, State};
 
 use super::bounds::{BYTES_PER_FUEL, Meter, fuel_of};
@@ -110,6 +110,18 @@ pub(super) fn str_format(state: &State, s: &str, args: &[Value]) -> Result<Value
         .saturating_add(s.len());
     state.consume_fuel(u64::try_from(bytes / BYTES_PER_FUEL).unwrap_or(u64::MAX))?;
     Ok(Value::UNDEFINED)
+}
+
+/// Jinja2's `format` filter (`"%s and %s"|format(a, b)`), checked and paid for as
+/// [`str_format`] is before minijinja's formats it.
+pub(super) fn format_filter(
+    state: &mut State,
+    format: &Value,
+    args: Rest<ValueOrKwargs>,
+) -> Result<Value, Error> {
+    let values: Vec<Value> = args.iter().map(|arg| Value::clone(arg)).collect();
+    str_format(state, format.as_str().unwrap_or_default(), &values)?;
+    minijinja::filters::format(state, format, args)
 }
 
 /// Jinja2's `sum(iterable, attribute=None, start=0)`. Numbers are minijinja's sum; lists

@@ -121,6 +121,7 @@ impl JinjaTemplate {
         env.add_filter("pprint", filters::pprint);
         env.add_filter("string", string_filter);
         env.add_filter("sum", filters::sum);
+        env.add_filter("format", filters::format_filter);
         env.add_function("raise_exception", raise_exception);
         env.add_function(store::STORE, store::store);
         let source = store::rewrite_namespace_sets(&rewrite_generation_tags(source));
