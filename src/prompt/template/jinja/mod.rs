@@ -8,13 +8,23 @@
 //! Generation Inference does (`router/src/infer/chat_template.rs`), with the methods whose
 //! meaning differs in Rust replaced by Python's (`python.rs`).
 //!
-//! Templates come from the internet and are code: each render is bounded in work (minijinja's
-//! fuel), in nesting (its recursion limit) and in output bytes, and the parser never sees more
-//! than [`MAX_TEMPLATE_BYTES`]. Whatever a template does, a render ends in a prompt or one
-//! error.
+//! Templates come from the internet and are code. Each render is bounded in every resource,
+//! deterministically (`bounds.rs` states the rule): in work and memory by fuel that grows
+//! with the conversation, every text our own code builds paid for as it grows; in nesting by
+//! minijinja's recursion limit for calls, by a 256-level bound in every recursive path of ours,
+//! by `store.rs` for what a namespace carries from one loop iteration to the next, and by a
+//! render thread whose stack holds the deepest value the fuel can build; in output bytes by
+//! the input's size plus a margin. The parser never sees more than [`MAX_TEMPLATE_BYTES`], and
+//! compiles on a stack sized for it. Whatever a template does, a render ends in a prompt or
+//! one error naming the bound it met; no input aborts the process.
 
+mod bounds;
+mod filters;
 mod pyjson;
 mod python;
+mod repr;
+mod store;
+mod strings;
 
 use std::fmt::Write as _;
 use std::io;
@@ -30,12 +40,6 @@ use python::Side;
 /// 20 KB; a megabyte of template is not one.
 pub(crate) const MAX_TEMPLATE_BYTES: usize = 1 << 20;
 
-/// The most work one render may do, in minijinja's fuel (about one unit per instruction and
-/// per 64 bytes of values created): 128 MB of strings at most, and a template that loops for
-/// ever runs out in well under a second. Real templates use a few units per message and per
-/// 64 bytes of content they join (`tests.rs` measures Qwen 3's).
-const FUEL: u64 = 2_000_000;
-
 /// The most bytes a render may write beyond what it was given: the template's own text around
 /// the messages. A template that repeats its input without end stops here.
 const MAX_EXTRA_OUTPUT_BYTES: usize = 4 << 20;
@@ -50,7 +54,7 @@ pub(crate) struct RenderInput<'a> {
     pub(crate) bos_token: Option<&'a str>,
     pub(crate) eos_token: Option<&'a str>,
     pub(crate) date: ConversationDate,
-    /// Bytes of text in the messages and documents, to bound the output.
+    /// Bytes of text in the messages and documents, to bound the output and size the fuel.
     pub(crate) input_bytes: usize,
 }
 
@@ -91,24 +95,58 @@ impl JinjaTemplate {
             .build()
             .map_err(|e| e.to_string())?;
         env.set_syntax(syntax);
-        env.set_fuel(Some(FUEL));
+        // Set per render (`bounds::fuel_for`); this only turns the tracking on.
+        env.set_fuel(Some(bounds::BASE_FUEL));
         env.set_recursion_limit(RECURSION_LIMIT);
         env.set_unknown_method_callback(python_method);
-        env.set_formatter(|out, _state, value| {
-            let mut text = String::new();
-            python::write_str(&mut text, value);
-            out.write_str(&text).map_err(JinjaError::from)
+        env.set_formatter(|out, state, value| {
+            // A string is written as it is (minijinja charges the output); anything else is
+            // built by `repr` first, and paid for as it is built.
+            if value.kind() == ValueKind::String {
+                return out
+                    .write_str(value.as_str().unwrap_or_default())
+                    .map_err(JinjaError::from);
+            }
+            let pay = bounds::fuel_of(state);
+            let mut text = bounds::Meter::new(Some(&pay));
+            repr::write_str(&mut text, value)?;
+            out.write_str(&text.finish()?).map_err(JinjaError::from)
         });
-        env.add_filter("tojson", pyjson::tojson);
-        env.add_filter("trim", trim_filter);
+        env.add_filter("tojson", pyjson::tojson_filter);
+        env.add_filter("trim", filters::trim);
+        env.add_filter("join", filters::join);
+        env.add_filter("int", filters::int);
+        env.add_filter("truncate", filters::truncate);
+        env.add_filter("wordcount", filters::wordcount);
+        env.add_filter("pprint", filters::pprint);
+        env.add_filter("string", string_filter);
+        env.add_filter("sum", filters::sum);
+        env.add_filter("format", filters::format_filter);
         env.add_function("raise_exception", raise_exception);
-        env.add_template_owned(NAME, rewrite_generation_tags(source))
-            .map_err(|e| describe(&e))?;
-        let reads_documents = env
-            .get_template(NAME)
-            .map_err(|e| describe(&e))?
-            .undeclared_variables(false)
-            .contains("documents");
+        env.add_function(store::STORE, store::store);
+        let source = store::rewrite_namespace_sets(&rewrite_generation_tags(source));
+        // The parser and the compiler recurse once per link of a filter chain (`x|f|f|...`),
+        // so a template compiles on a stack sized for the longest chain it can hold.
+        let compiled = std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .name("chat-template-compile".to_string())
+                .stack_size(bounds::compile_stack_for(source.len()))
+                .spawn_scoped(scope, || {
+                    env.add_template_owned(NAME, source)
+                        .map_err(|e| describe(&e))?;
+                    // `undeclared_variables` parses the source again, as deep.
+                    let reads_documents = env
+                        .get_template(NAME)
+                        .map_err(|e| describe(&e))?
+                        .undeclared_variables(false)
+                        .contains("documents");
+                    Ok::<_, String>((env, reads_documents))
+                })
+                .map_err(|e| format!("no thread to compile the template on: {e}"))?
+                .join()
+                .map_err(|_| "the template's compiler panicked".to_string())?
+        });
+        let (env, reads_documents) = compiled?;
         Ok(JinjaTemplate {
             env,
             reads_documents,
@@ -129,30 +167,75 @@ impl JinjaTemplate {
     /// What the template raised, or why it was stopped (out of fuel, too deep, too long), in
     /// words.
     pub(crate) fn render(&self, input: &RenderInput<'_>) -> Result<String, String> {
-        let template = self.env.get_template(NAME).map_err(|e| describe(&e))?;
-        let date = input.date;
-        let context = minijinja::context! {
-            messages => input.messages.clone(),
-            documents => input.documents.cloned().unwrap_or(Value::from(())),
-            tools => Value::from(()),
-            add_generation_prompt => true,
-            bos_token => input.bos_token,
-            eos_token => input.eos_token,
-            strftime_now => Value::from_function(move |format: &str| date.strftime(format)),
-        };
-        let limit = input.input_bytes.saturating_add(MAX_EXTRA_OUTPUT_BYTES);
-        let mut out = LimitedWriter {
-            bytes: Vec::new(),
-            limit,
-        };
-        match template.render_captured_to(context, &mut out) {
-            Ok(_) => String::from_utf8(out.bytes)
-                .map_err(|_| "the template wrote invalid UTF-8".to_string()),
-            Err(e) if out.bytes.len() > limit => {
-                Err(format!("the template wrote more than {limit} bytes ({e})"))
-            }
-            Err(e) => Err(describe(&e)),
+        self.render_metered(input).0
+    }
+
+    /// [`render`](Self::render), and the fuel it used (when it got far enough to say).
+    ///
+    /// The render runs on a thread of its own whose stack holds the deepest value the render's
+    /// fuel can build: minijinja compares, prints and drops values recursively, and a value
+    /// nested past what the stack holds would abort the process.
+    fn render_metered(&self, input: &RenderInput<'_>) -> (Result<String, String>, Option<u64>) {
+        let messages = input.messages.len().unwrap_or(0);
+        let fuel = bounds::fuel_for(messages, input.input_bytes);
+        let mut env = self.env.clone();
+        env.set_fuel(Some(fuel));
+        let stack = bounds::stack_for(fuel);
+        let rendered = std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .name("chat-template".to_string())
+                .stack_size(stack)
+                .spawn_scoped(scope, || render_with(&env, input))
+                .map_err(|e| format!("no thread to render the template on: {e}"))
+                .and_then(|thread| {
+                    thread
+                        .join()
+                        .map_err(|_| "the template's render panicked".to_string())
+                })
+        });
+        match rendered {
+            Ok(result) => result,
+            Err(problem) => (Err(problem), None),
         }
+    }
+}
+
+/// One render in `env`.
+fn render_with(
+    env: &Environment<'_>,
+    input: &RenderInput<'_>,
+) -> (Result<String, String>, Option<u64>) {
+    let template = match env.get_template(NAME) {
+        Ok(template) => template,
+        Err(e) => return (Err(describe(&e)), None),
+    };
+    let date = input.date;
+    let context = minijinja::context! {
+        messages => input.messages.clone(),
+        documents => input.documents.cloned().unwrap_or(Value::from(())),
+        tools => Value::from(()),
+        add_generation_prompt => true,
+        bos_token => input.bos_token,
+        eos_token => input.eos_token,
+        strftime_now => Value::from_function(move |format: &str| date.strftime(format)),
+    };
+    let limit = input.input_bytes.saturating_add(MAX_EXTRA_OUTPUT_BYTES);
+    let mut out = LimitedWriter {
+        bytes: Vec::new(),
+        limit,
+    };
+    match template.render_captured_to(context, &mut out) {
+        Ok(captured) => {
+            let used = captured.state().fuel_levels().map(|(used, _)| used);
+            let text = String::from_utf8(out.bytes)
+                .map_err(|_| "the template wrote invalid UTF-8".to_string());
+            (text, used)
+        }
+        Err(e) if out.bytes.len() > limit => (
+            Err(format!("the template wrote more than {limit} bytes ({e})")),
+            None,
+        ),
+        Err(e) => (Err(describe(&e)), None),
     }
 }
 
@@ -196,20 +279,29 @@ fn python_method(
                 !s.is_empty() && s.chars().all(python::is_space),
             ))
         }
-        _ => minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args),
+        "join" => filters::str_join(state, s, args),
+        "format" => {
+            filters::str_format(state, s, args)?;
+            minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args)
+        }
+        _ => match strings::call(state, s, method, args) {
+            Some(answer) => answer,
+            None => {
+                minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args)
+            }
+        },
     }
 }
 
-/// Jinja2's `trim` filter: `str.strip(chars)`.
-fn trim_filter(value: &Value, chars: Option<&str>) -> Value {
-    match value.as_str() {
-        Some(s) => Value::from(python::strip(s, chars, Side::Both)),
-        None => {
-            let mut text = String::new();
-            python::write_str(&mut text, value);
-            Value::from(python::strip(&text, chars, Side::Both))
-        }
+/// Jinja2's `string`: `str(value)`, as the formatter writes it (and paid for as it does).
+fn string_filter(state: &State, value: &Value) -> Result<Value, JinjaError> {
+    if value.kind() == ValueKind::String {
+        return Ok(value.clone());
     }
+    let pay = bounds::fuel_of(state);
+    let mut text = bounds::Meter::new(Some(&pay));
+    repr::write_str(&mut text, value)?;
+    Ok(Value::from(text.finish()?))
 }
 
 fn raise_exception(message: &str) -> Result<Value, JinjaError> {
@@ -293,5 +385,7 @@ impl io::Write for LimitedWriter {
     }
 }
 
+#[cfg(test)]
+mod bounds_tests;
 #[cfg(test)]
 mod tests;

@@ -7,9 +7,10 @@
 //! call's arguments written another way tokenize differently, so the count would be wrong.
 
 use minijinja::value::{Kwargs, Value, ValueKind};
-use minijinja::{Error, ErrorKind};
+use minijinja::{Error, ErrorKind, State};
 
-use super::python::{f64_of_float, float_repr};
+use super::bounds::{BYTES_PER_FUEL, MAX_DEPTH, Meter, Pay, fuel_of, too_deep};
+use super::repr::{f64_of_float, float_repr};
 
 /// How `json.dumps` was asked to write.
 struct Style {
@@ -22,7 +23,12 @@ struct Style {
 
 /// The filter: `value | tojson`, `tojson(indent=2)`, `tojson(separators=(",", ":"))`, ...
 #[allow(clippy::needless_pass_by_value)] // minijinja hands filters their keyword arguments by value
-pub(super) fn tojson(value: &Value, kwargs: Kwargs) -> Result<Value, Error> {
+pub(super) fn tojson_filter(state: &State, value: &Value, kwargs: Kwargs) -> Result<Value, Error> {
+    tojson(value, &kwargs, Some(&fuel_of(state)))
+}
+
+/// `json.dumps(value, **kwargs)`, its text paid through `pay`.
+pub(super) fn tojson(value: &Value, kwargs: &Kwargs, pay: Option<Pay<'_>>) -> Result<Value, Error> {
     let indent: Option<Value> = kwargs.get("indent")?;
     let separators: Option<Value> = kwargs.get("separators")?;
     let sort_keys: Option<bool> = kwargs.get("sort_keys")?;
@@ -37,7 +43,12 @@ pub(super) fn tojson(value: &Value, kwargs: Kwargs) -> Result<Value, Error> {
         Some(v) => {
             let n =
                 i64::try_from(v).map_err(|_| invalid("indent must be an integer or a string"))?;
-            Some(" ".repeat(usize::try_from(n.clamp(0, 64)).unwrap_or(0)))
+            // Any width, as Python writes it; paid for before it is allocated.
+            let n = usize::try_from(n).unwrap_or(0);
+            if let Some(pay) = pay {
+                pay(u64::try_from(n / BYTES_PER_FUEL).unwrap_or(u64::MAX))?;
+            }
+            Some(" ".repeat(n))
         }
     };
     let (item_separator, key_separator) = match separators {
@@ -65,110 +76,125 @@ pub(super) fn tojson(value: &Value, kwargs: Kwargs) -> Result<Value, Error> {
         sort_keys: sort_keys.unwrap_or(false),
         ensure_ascii: ensure_ascii.unwrap_or(false),
     };
-    let mut out = String::new();
+    let mut out = Meter::new(pay);
     write(&mut out, value, &style, 0)?;
-    Ok(Value::from(out))
+    Ok(Value::from(out.finish()?))
 }
 
 fn invalid(message: &str) -> Error {
     Error::new(ErrorKind::InvalidOperation, format!("tojson: {message}"))
 }
 
-/// Nesting deeper than this is refused: Python's own limit is its recursion limit, about 1,000.
-const MAX_DEPTH: usize = 256;
-
-fn write(out: &mut String, value: &Value, style: &Style, depth: usize) -> Result<(), Error> {
+fn write(out: &mut Meter<'_>, value: &Value, style: &Style, depth: usize) -> Result<(), Error> {
     if depth > MAX_DEPTH {
-        return Err(invalid("the value is nested too deeply"));
+        return Err(too_deep("tojson"));
     }
     match value.kind() {
         ValueKind::None => out.push_str("null"),
         ValueKind::Bool => out.push_str(if value.is_true() { "true" } else { "false" }),
         ValueKind::Number => match f64_of_float(value) {
             Some(x) if x.is_nan() => out.push_str("NaN"),
-            Some(x) if x.is_infinite() => {
-                out.push_str(if x.is_sign_positive() {
-                    "Infinity"
-                } else {
-                    "-Infinity"
-                });
-            }
+            Some(x) if x.is_infinite() => out.push_str(if x.is_sign_positive() {
+                "Infinity"
+            } else {
+                "-Infinity"
+            }),
             Some(x) => out.push_str(&float_repr(x)),
             None => out.push_str(&value.to_string()),
         },
         ValueKind::String => {
-            write_string(out, value.as_str().unwrap_or_default(), style.ensure_ascii);
+            write_string(out, value.as_str().unwrap_or_default(), style.ensure_ascii)
         }
         ValueKind::Seq | ValueKind::Iterable => {
-            let items: Vec<Value> = value.try_iter()?.collect();
-            write_container(out, style, depth, '[', ']', items.len(), |out, i| {
-                write(out, &items[i], style, depth + 1)
-            })?;
+            // Item by item: a repeated list is lazy, and collecting it would allocate before
+            // anything is paid.
+            let mut items = Container::open(out, style, depth, '[')?;
+            for item in value.try_iter()? {
+                items.item(out)?;
+                write(out, &item, style, depth + 1)?;
+            }
+            items.close(out, ']')
         }
         ValueKind::Map => {
             let mut keys: Vec<Value> = value.try_iter()?.collect();
             if style.sort_keys {
                 keys.sort_by_cached_key(ToString::to_string);
             }
-            write_container(out, style, depth, '{', '}', keys.len(), |out, i| {
-                let key = &keys[i];
+            let mut entries = Container::open(out, style, depth, '{')?;
+            for key in &keys {
+                entries.item(out)?;
                 write_key(out, key, style)?;
-                out.push_str(&style.key_separator);
-                write(out, &value.get_item(key)?, style, depth + 1)
-            })?;
+                out.push_str(&style.key_separator)?;
+                write(out, &value.get_item(key)?, style, depth + 1)?;
+            }
+            entries.close(out, '}')
         }
-        kind => {
-            return Err(invalid(&format!(
-                "a value of type {kind} is not JSON serializable"
-            )));
-        }
+        kind => Err(invalid(&format!(
+            "a value of type {kind} is not JSON serializable"
+        ))),
     }
-    Ok(())
 }
 
-fn write_container(
-    out: &mut String,
-    style: &Style,
+/// A list or dict being written: its separators and, with `indent`, its lines.
+struct Container<'s> {
+    style: &'s Style,
     depth: usize,
-    open: char,
-    close: char,
-    len: usize,
-    mut item: impl FnMut(&mut String, usize) -> Result<(), Error>,
-) -> Result<(), Error> {
-    out.push(open);
-    if len == 0 {
-        out.push(close);
-        return Ok(());
+    items: usize,
+}
+
+impl<'s> Container<'s> {
+    fn open(
+        out: &mut Meter<'_>,
+        style: &'s Style,
+        depth: usize,
+        open: char,
+    ) -> Result<Container<'s>, Error> {
+        out.push(open)?;
+        Ok(Container {
+            style,
+            depth,
+            items: 0,
+        })
     }
-    for i in 0..len {
-        if i > 0 {
-            out.push_str(&style.item_separator);
+
+    /// Before each item: the separator, then the new line and its indent.
+    fn item(&mut self, out: &mut Meter<'_>) -> Result<(), Error> {
+        if self.items > 0 {
+            out.push_str(&self.style.item_separator)?;
         }
-        if let Some(indent) = &style.indent {
-            out.push('\n');
-            out.push_str(&indent.repeat(depth + 1));
+        self.items += 1;
+        self.new_line(out, self.depth + 1)
+    }
+
+    fn new_line(&self, out: &mut Meter<'_>, depth: usize) -> Result<(), Error> {
+        if let Some(indent) = &self.style.indent {
+            out.push('\n')?;
+            for _ in 0..depth {
+                out.push_str(indent)?;
+            }
         }
-        item(out, i)?;
+        Ok(())
     }
-    if let Some(indent) = &style.indent {
-        out.push('\n');
-        out.push_str(&indent.repeat(depth));
+
+    fn close(self, out: &mut Meter<'_>, close: char) -> Result<(), Error> {
+        if self.items > 0 {
+            self.new_line(out, self.depth)?;
+        }
+        out.push(close)
     }
-    out.push(close);
-    Ok(())
 }
 
 /// Keys as Python writes them: strings as they are; `True`, `None` and numbers as their JSON
 /// text in quotes.
-fn write_key(out: &mut String, key: &Value, style: &Style) -> Result<(), Error> {
+fn write_key(out: &mut Meter<'_>, key: &Value, style: &Style) -> Result<(), Error> {
     match key.kind() {
         ValueKind::String => {
-            write_string(out, key.as_str().unwrap_or_default(), style.ensure_ascii);
+            write_string(out, key.as_str().unwrap_or_default(), style.ensure_ascii)?;
         }
         ValueKind::None | ValueKind::Bool | ValueKind::Number => {
-            let mut text = String::new();
+            let mut text = Meter::new(None);
             write(&mut text, key, style, 0)?;
-            write_string(out, &text, style.ensure_ascii);
+            write_string(out, &text.finish()?, style.ensure_ascii)?;
         }
         kind => {
             return Err(invalid(&format!(
@@ -182,26 +208,32 @@ fn write_key(out: &mut String, key: &Value, style: &Style) -> Result<(), Error> 
 /// A JSON string as Python writes it: `"` and `\` escaped, `\n`, `\r`, `\t`, `\b`, `\f` by
 /// name, other controls below U+0020 as `\u00XX`; everything else as it is, unless
 /// `ensure_ascii` asks for `\uXXXX` (surrogate pairs above U+FFFF).
-fn write_string(out: &mut String, s: &str, ensure_ascii: bool) {
-    out.push('"');
-    for c in s.chars() {
+fn write_string(out: &mut Meter<'_>, s: &str, ensure_ascii: bool) -> Result<(), Error> {
+    out.push('"')?;
+    let mut plain = 0;
+    for (at, c) in s.char_indices() {
+        let mut escaped = String::new();
         match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            '"' => escaped.push_str("\\\""),
+            '\\' => escaped.push_str("\\\\"),
+            '\n' => escaped.push_str("\\n"),
+            '\r' => escaped.push_str("\\r"),
+            '\t' => escaped.push_str("\\t"),
+            '\u{8}' => escaped.push_str("\\b"),
+            '\u{c}' => escaped.push_str("\\f"),
+            c if u32::from(c) < 0x20 => escaped.push_str(&format!("\\u{:04x}", u32::from(c))),
             c if ensure_ascii && !c.is_ascii() => {
                 let mut units = [0u16; 2];
                 for unit in c.encode_utf16(&mut units) {
-                    out.push_str(&format!("\\u{unit:04x}"));
+                    escaped.push_str(&format!("\\u{unit:04x}"));
                 }
             }
-            c => out.push(c),
+            _ => continue,
         }
+        out.push_str(&s[plain..at])?;
+        out.push_str(&escaped)?;
+        plain = at + c.len_utf8();
     }
-    out.push('"');
+    out.push_str(&s[plain..])?;
+    out.push('"')
 }

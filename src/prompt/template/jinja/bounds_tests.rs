@@ -1,0 +1,250 @@
+//! The bounds of a render, tested by which bound stops each hostile template (fuel, depth,
+//! output, the parser's nesting) and by what real templates use: no clock.
+
+use minijinja::value::Value;
+
+use super::tests::{chat, render};
+use super::{JinjaTemplate, RenderInput};
+use crate::prompt::ConversationDate;
+
+/// Every hostile template ends in one error, naming the bound it met: fuel, depth, output or
+/// the parser's nesting. No clock: what is asserted is which bound stopped it.
+#[test]
+fn hostile_templates_end_in_one_error_naming_their_bound() {
+    let fuel = "out of fuel";
+    let deep = "nested more than 256 levels";
+    let cases = [
+        (
+            "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
+            fuel,
+        ),
+        (
+            "{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}",
+            "recursion",
+        ),
+        (
+            "{% set s = 'x' * 1000000 %}{% for i in range(10) %}{{ s }}{% endfor %}",
+            "wrote more than",
+        ),
+        (
+            "{% set ns = namespace(s='x') %}{% for i in range(64) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s }}",
+            fuel,
+        ),
+        // Issue 44: a lazily repeated list printed, joined, dumped: each byte is paid for.
+        ("{% set s = 'x' * 1000000 %}{{ ([s] * 100000) }}", fuel),
+        (
+            "{% set s = 'x' * 1000000 %}{{ ([s] * 100000)|join('') }}",
+            fuel,
+        ),
+        (
+            "{% set s = 'x' * 1000000 %}{{ ''.join([s] * 100000) }}",
+            fuel,
+        ),
+        (
+            "{% set s = 'x' * 1000000 %}{{ ([s] * 100000)|tojson }}",
+            fuel,
+        ),
+        ("{{ ([''] * 100000000)|join('') }}", fuel),
+        ("{{ 'x'.center(1000000000000) }}", fuel),
+        ("{{ 'x'.zfill(1000000000000) }}", fuel),
+        ("{{ '{:>1000000000}'.format(1) }}", fuel),
+        ("{{ [1]|tojson(indent=100000000000) }}", fuel),
+        // minijinja's `sum` copied the list so far every few items, unpaid.
+        ("{{ ([[1]] * 10000000)|sum(start=[])|length }}", fuel),
+        (
+            "{% set s = 'x' * 1000000 %}{{ ('{0}' * 10000).format(s) }}",
+            fuel,
+        ),
+        ("{{ '{}'.format([1]) }}", "only strings, numbers"),
+        (
+            "{% set s = 'x' * 1000000 %}{{ '%s'|format([s] * 100000) }}",
+            "only strings, numbers",
+        ),
+        ("{{ '%1000000000000d'|format(1) }}", fuel),
+        // A namespace holding itself would be infinitely deep, and minijinja's `~` would
+        // recurse without end: it is never stored.
+        (
+            "{% set ns = namespace(a=1) %}{% set ns.a = ns %}{{ 'x' ~ ns }}",
+            "cannot be stored in a namespace",
+        ),
+        (
+            "{% set ns = namespace(a=1) %}{% set ns.a = [{'b': ns}] %}{{ 'x' ~ ns }}",
+            "cannot be stored in a namespace",
+        ),
+        (
+            "{% set ns = namespace(a=1) %}{% set other = namespace(n=ns) %}{% set ns.a = other %}",
+            "cannot be stored in a namespace",
+        ),
+        // 300 levels, printed, dumped, joined, made a string: each meets the depth bound.
+        (&nest300("{{ a }}"), deep),
+        (
+            &nest300("{{ a|tojson }}"),
+            "tojson: the value is nested more than 256",
+        ),
+        (&nest300("{{ [a]|join }}"), deep),
+        (&nest300("{{ a|string }}"), deep),
+        // Nesting carried across a loop stops at the depth bound.
+        (
+            "{% set ns = namespace(x=1) %}{% for i in range(1000) %}{% set ns.x = [ns.x] %}{% endfor %}",
+            "set: the value is nested more than 256 levels",
+        ),
+        (
+            "{{ raise_exception('Conversation roles must alternate') }}",
+            "the template raised: Conversation roles must alternate",
+        ),
+        ("{% for m in messages %}", "unexpected end of input"),
+        ("{{ 'a'.split('') }}", "empty separator"),
+        ("{{ [1]|pprint }}", "pprint filter is not supported"),
+        (&"{{ (".repeat(5000), "recursion limits"),
+        (
+            &format!(
+                "{}x{}",
+                "{% if true %}".repeat(2000),
+                "{% endif %}".repeat(2000)
+            ),
+            "recursion limits",
+        ),
+    ];
+    for (source, expected) in cases {
+        let err = within_a_hang_limit(source).expect_err(&source[..source.len().min(80)]);
+        assert!(
+            err.contains(expected),
+            "{}: {err}",
+            &source[..source.len().min(80)]
+        );
+        assert!(!err.contains('\n'), "one line: {err}");
+    }
+    // A filter chain as long as the largest template: the compiler recurses once per link,
+    // on a stack sized for it.
+    let chain = format!(
+        "{{{{ [1]{} }}}}",
+        "|list".repeat(super::MAX_TEMPLATE_BYTES / 5 - 4)
+    );
+    assert!(chain.len() <= super::MAX_TEMPLATE_BYTES);
+    let _compiled_or_refused = JinjaTemplate::new(&chain).map(|t| t.reads_documents());
+    let huge = "x".repeat(super::MAX_TEMPLATE_BYTES + 1);
+    assert!(JinjaTemplate::new(&huge).unwrap_err().contains("at most"));
+}
+
+/// `render(source)`, failing the test if it has not ended after 30 seconds: no bound here is
+/// a time, but a template that neither ends nor runs out of fuel is a bug to report, not a
+/// test that never finishes.
+fn within_a_hang_limit(source: &str) -> Result<String, String> {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let owned = source.to_string();
+    std::thread::spawn(move || sender.send(render(&owned, &chat())));
+    receiver
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .unwrap_or_else(|_| panic!("hung: {}", &source[..source.len().min(80)]))
+}
+
+/// A list 300 levels deep in `a`, then `then`.
+fn nest300(then: &str) -> String {
+    let level = format!("{{% set a = {}a{} %}}", "[".repeat(60), "]".repeat(60));
+    format!("{{% set a = 1 %}}{}{then}", level.repeat(5))
+}
+
+/// The fuel rule: a base, and a share per message and per input byte.
+#[test]
+fn fuel_grows_with_the_input() {
+    use super::bounds::{BASE_FUEL, FUEL_PER_MESSAGE, INPUT_BYTES_PER_FUEL, fuel_for};
+    assert_eq!(fuel_for(0, 0), BASE_FUEL);
+    assert_eq!(
+        fuel_for(10, 4000),
+        BASE_FUEL + 10 * FUEL_PER_MESSAGE + 4000 / INPUT_BYTES_PER_FUEL
+    );
+    assert_eq!(fuel_for(usize::MAX, usize::MAX), u64::MAX);
+}
+
+/// The deepest list the fuel lets a template build and still use (`[[...]]` literals, the
+/// cheapest level there is, one `set` after another: a namespace cannot carry nesting past
+/// 256 levels) is compared, concatenated (minijinja's own recursive `Display`) and dropped on
+/// the render's stack; one tenth more than the fuel allows runs out of it.
+#[test]
+fn the_deepest_value_the_fuel_allows_does_not_overflow_the_stack() {
+    let level = format!("{{% set x = {}x{} %}}", "[".repeat(50), "]".repeat(50));
+    let build = |sets: usize, then: &str| format!("{{% set x = 1 %}}{}{then}", level.repeat(sets));
+    let per_set = fuel_used(&build(101, "")) - fuel_used(&build(1, ""));
+    let per_set = usize::try_from(per_set / 100).unwrap();
+    let most = usize::try_from(super::bounds::fuel_for(2, 1000)).unwrap() / per_set;
+    // Printing and comparing cost about a third of the building, so seven tenths of the
+    // fuel is about the deepest value that can still be used (about 85,000 levels).
+    let deepest = most * 7 / 10;
+    let out = render(
+        &build(deepest, "{{ (x ~ '')|length > 0 }}{{ x == x }}"),
+        &chat(),
+    )
+    .unwrap();
+    assert_eq!(out, "TrueTrue");
+    assert!(
+        render(&build(most * 11 / 10, ""), &chat())
+            .unwrap_err()
+            .contains("out of fuel")
+    );
+}
+
+fn fuel_used(source: &str) -> u64 {
+    let template = JinjaTemplate::new(source).unwrap();
+    let messages = chat();
+    template
+        .render_metered(&RenderInput {
+            messages: &messages,
+            documents: None,
+            bos_token: None,
+            eos_token: None,
+            date: "2026-12-02".parse::<ConversationDate>().unwrap(),
+            input_bytes: 1000,
+        })
+        .1
+        .unwrap()
+}
+
+/// The open models' own templates (from `MENTOR_TOKENIZER_DATA`, as `.ci/run` sets it) on
+/// conversations of 2 to 20,000 turns, short and long: each uses at most a third of the fuel
+/// the rule gives it, so the trimming of a long history, not the fuel, decides. (Measured:
+/// about 60 fuel a turn against the rule's 400, and a sixteenth to a twelfth of a fuel a byte
+/// against its quarter.)
+#[test]
+fn real_templates_use_a_small_share_of_their_fuel() {
+    let Some(dir) = std::env::var_os("MENTOR_TOKENIZER_DATA") else {
+        eprintln!("skipped: MENTOR_TOKENIZER_DATA is not set");
+        return;
+    };
+    let dir = std::path::PathBuf::from(dir);
+    for model in ["qwen3", "gemma3", "deepseek_v3", "llama3_1"] {
+        let config = dir.join(model).join("tokenizer_config.json");
+        let config: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&config).unwrap()).unwrap();
+        let template = JinjaTemplate::new(config["chat_template"].as_str().unwrap()).unwrap();
+        for (turns, words) in [(2, 3), (200, 3), (20_000, 3), (20, 20_000)] {
+            let messages: Vec<Value> = (0..turns)
+                .map(|i| {
+                    let role = if i % 2 == 0 { "user" } else { "assistant" };
+                    let content = format!("Turn {i}: {}", "plan costs ".repeat(words));
+                    Value::from_pairs([
+                        ("role", Value::from(role)),
+                        ("content", Value::from(content)),
+                    ])
+                })
+                .collect();
+            let input_bytes: usize = messages
+                .iter()
+                .map(|m| m.get_attr("content").unwrap().as_str().unwrap().len() + 9)
+                .sum();
+            let messages = Value::from(messages);
+            let (text, used) = template.render_metered(&RenderInput {
+                messages: &messages,
+                documents: None,
+                bos_token: Some("<s>"),
+                eos_token: Some("</s>"),
+                date: "2026-12-02".parse::<ConversationDate>().unwrap(),
+                input_bytes,
+            });
+            text.unwrap_or_else(|e| panic!("{model}, {turns} turns: {e}"));
+            let used = used.unwrap();
+            let fuel = super::bounds::fuel_for(turns, input_bytes);
+            eprintln!("{model}: {turns} turns of {words} words: {used} of {fuel} fuel");
+            assert!(used * 3 <= fuel, "{model}, {turns} turns: {used} of {fuel}");
+        }
+    }
+}
