@@ -21,10 +21,14 @@
 //! Nesting is bounded apart: [`MAX_DEPTH`] levels in every recursive path of ours (`repr`,
 //! `tojson`, `join`'s items, what a namespace stores), and a value nested deeper is an error
 //! naming the bound. minijinja's own recursive paths (`~`, comparisons, dropping) cannot be
-//! bounded from outside; a value deep enough for them can only be built within one render's
-//! fuel, so the render's stack is sized for the deepest value that fuel can build
-//! ([`stack_for`]). That stack is reserved address space: only a template that nests touches
-//! it, but a 20,000-turn conversation reserves about 17 GB of it.
+//! bounded from outside, so the render's stack is sized for the deepest value a render can
+//! build ([`stack_for`]), the lesser of two bounds: what its fuel pays for, and what its source
+//! can write. A value outlives a loop's iteration only through a namespace (a `set` in a loop
+//! is the iteration's own), and what a namespace stores is held to [`MAX_DEPTH`]; every other
+//! level of nesting is written in the source, at least a byte a level (`[[[x]]]`). So a real
+//! template of a few kilobytes renders on a stack of a few dozen megabytes, however long the
+//! conversation and so its fuel; only a template made to nest, a megabyte of brackets,
+//! reserves more (address space, which only that nesting touches).
 
 use minijinja::{Error, ErrorKind, State};
 
@@ -66,12 +70,20 @@ const BASE_STACK: usize = 8 << 20;
 /// fuel allows and compares, prints and drops it.
 const STACK_PER_FUEL: usize = 2048;
 
-/// The stack of a render with `fuel`.
-pub(super) fn stack_for(fuel: u64) -> usize {
-    usize::try_from(fuel)
+/// Stack per level of nesting: [`STACK_PER_FUEL`] over the least fuel a level costs (1.5).
+const STACK_PER_LEVEL: usize = STACK_PER_FUEL * 3 / 2;
+
+/// The stack of a render with `fuel` of a template whose source is `source_bytes` long, with
+/// `recursion_limit` levels of calls: enough for the deepest value either bound allows.
+pub(super) fn stack_for(fuel: u64, source_bytes: usize, recursion_limit: usize) -> usize {
+    let by_fuel = usize::try_from(fuel)
         .unwrap_or(usize::MAX)
-        .saturating_mul(STACK_PER_FUEL)
-        .saturating_add(BASE_STACK)
+        .saturating_mul(STACK_PER_FUEL);
+    let by_source = source_bytes
+        .saturating_add(MAX_DEPTH)
+        .saturating_add(recursion_limit)
+        .saturating_mul(STACK_PER_LEVEL);
+    by_fuel.min(by_source).saturating_add(BASE_STACK)
 }
 
 /// Stack per byte of template source, for the compiler: a filter chain `|f` is two bytes a

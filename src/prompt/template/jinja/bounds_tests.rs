@@ -183,6 +183,32 @@ fn the_deepest_value_the_fuel_allows_does_not_overflow_the_stack() {
     );
 }
 
+/// The premise of the stack's bound by source: a value set in a loop is the iteration's own,
+/// so nesting does not grow with the iterations (it grows with the source, or in a namespace,
+/// whose stores are held to the depth bound); and a real template's stack stays small however
+/// long the conversation.
+#[test]
+fn nesting_outlives_a_loop_only_through_a_namespace() {
+    let out = render(
+        "{% set x = 1 %}{% for i in range(5000) %}{% set x = [x] %}{% endfor %}{{ x }}",
+        &chat(),
+    )
+    .unwrap();
+    assert_eq!(out, "1");
+    let error = render(
+        "{% set ns = namespace(x=1) %}{% for i in range(5000) %}{% set ns.x = [ns.x] %}{% endfor %}{{ ns.x }}",
+        &chat(),
+    )
+    .unwrap_err();
+    assert!(error.contains("nested more than 256 levels"), "{error}");
+    // 20,000 turns of a 5 KB template: its fuel would ask for gigabytes, its source for less
+    // than 32 MB.
+    let fuel = super::bounds::fuel_for(40_000, 4 << 20);
+    let stack = super::bounds::stack_for(fuel, 5_000, 200);
+    assert!(stack < 32 << 20, "{stack}");
+    assert!(super::bounds::stack_for(fuel, usize::MAX, 200) > 1 << 30);
+}
+
 fn fuel_used(source: &str) -> u64 {
     let template = JinjaTemplate::new(source).unwrap();
     let messages = chat();

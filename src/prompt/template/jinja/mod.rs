@@ -62,6 +62,8 @@ pub(crate) struct RenderInput<'a> {
 pub(crate) struct JinjaTemplate {
     env: Environment<'static>,
     reads_documents: bool,
+    /// The compiled source's length: a bound on how deep the values it writes can nest.
+    source_bytes: usize,
 }
 
 impl std::fmt::Debug for JinjaTemplate {
@@ -125,6 +127,7 @@ impl JinjaTemplate {
         env.add_function("raise_exception", raise_exception);
         env.add_function(store::STORE, store::store);
         let source = store::rewrite_namespace_sets(&rewrite_generation_tags(source));
+        let source_bytes = source.len();
         // The parser and the compiler recurse once per link of a filter chain (`x|f|f|...`),
         // so a template compiles on a stack sized for the longest chain it can hold.
         let compiled = std::thread::scope(|scope| {
@@ -150,6 +153,7 @@ impl JinjaTemplate {
         Ok(JinjaTemplate {
             env,
             reads_documents,
+            source_bytes,
         })
     }
 
@@ -172,15 +176,16 @@ impl JinjaTemplate {
 
     /// [`render`](Self::render), and the fuel it used (when it got far enough to say).
     ///
-    /// The render runs on a thread of its own whose stack holds the deepest value the render's
-    /// fuel can build: minijinja compares, prints and drops values recursively, and a value
-    /// nested past what the stack holds would abort the process.
+    /// The render runs on a thread of its own whose stack holds the deepest value the render
+    /// can build (by its fuel and by its source, [`bounds::stack_for`]): minijinja compares,
+    /// prints and drops values recursively, and a value nested past what the stack holds
+    /// would abort the process.
     fn render_metered(&self, input: &RenderInput<'_>) -> (Result<String, String>, Option<u64>) {
         let messages = input.messages.len().unwrap_or(0);
         let fuel = bounds::fuel_for(messages, input.input_bytes);
         let mut env = self.env.clone();
         env.set_fuel(Some(fuel));
-        let stack = bounds::stack_for(fuel);
+        let stack = bounds::stack_for(fuel, self.source_bytes, RECURSION_LIMIT);
         let rendered = std::thread::scope(|scope| {
             std::thread::Builder::new()
                 .name("chat-template".to_string())
