@@ -274,3 +274,38 @@ fn real_templates_use_a_small_share_of_their_fuel() {
         }
     }
 }
+
+/// The framing a template writes grows with the messages: 200,000 one-letter messages through
+/// Llama 3's framing write about 11 MB around 200 KB of content, past a fixed allowance, and
+/// still render.
+#[test]
+fn the_output_allows_each_message_its_framing() {
+    let messages = Value::from(
+        (0..200_000)
+            .map(|i| {
+                Value::from_pairs([
+                    (
+                        "role",
+                        Value::from(if i % 2 == 0 { "user" } else { "assistant" }),
+                    ),
+                    ("content", Value::from("x")),
+                ])
+            })
+            .collect::<Vec<_>>(),
+    );
+    let template = JinjaTemplate::new(
+        "{% for m in messages %}<|start_header_id|>{{ m.role }}<|end_header_id|>\n\n{{ m.content }}<|eot_id|>{% endfor %}",
+    )
+    .unwrap();
+    let out = template
+        .render(&RenderInput {
+            messages: &messages,
+            documents: None,
+            bos_token: None,
+            eos_token: None,
+            date: "2026-12-02".parse::<ConversationDate>().unwrap(),
+            input_bytes: 200_000 * 16,
+        })
+        .unwrap();
+    assert!(out.len() > 200_000 * 16 + (4 << 20), "{}", out.len());
+}

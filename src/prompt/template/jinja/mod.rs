@@ -41,8 +41,13 @@ use python::Side;
 pub(crate) const MAX_TEMPLATE_BYTES: usize = 1 << 20;
 
 /// The most bytes a render may write beyond what it was given: the template's own text around
-/// the messages. A template that repeats its input without end stops here.
+/// the messages, this much and [`MAX_EXTRA_OUTPUT_BYTES_PER_MESSAGE`] for each message. A
+/// template that repeats its input without end stops here.
 const MAX_EXTRA_OUTPUT_BYTES: usize = 4 << 20;
+
+/// The framing a template may write around each message: a role header and an end-of-turn
+/// token take a few dozen bytes in every template on the Hub.
+const MAX_EXTRA_OUTPUT_BYTES_PER_MESSAGE: usize = 256;
 
 /// Nesting of calls, loops and conditions (minijinja's default is 500).
 const RECURSION_LIMIT: usize = 200;
@@ -224,7 +229,15 @@ fn render_with(
         eos_token => input.eos_token,
         strftime_now => Value::from_function(move |format: &str| date.strftime(format)),
     };
-    let limit = input.input_bytes.saturating_add(MAX_EXTRA_OUTPUT_BYTES);
+    let framing = input
+        .messages
+        .len()
+        .unwrap_or(0)
+        .saturating_mul(MAX_EXTRA_OUTPUT_BYTES_PER_MESSAGE);
+    let limit = input
+        .input_bytes
+        .saturating_add(MAX_EXTRA_OUTPUT_BYTES)
+        .saturating_add(framing);
     let mut out = LimitedWriter {
         bytes: Vec::new(),
         limit,
