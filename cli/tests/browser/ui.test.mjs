@@ -238,9 +238,13 @@ function streamOutputs(answer, marks, resolution, { holdBack = true } = {}) {
   return { outputs, end: { text: '', events: [], resolution } };
 }
 
-/** The answer element's DOM, its generated ids made equal. */
+/** The answer element's DOM, its generated ids made equal, and how its text is cut in nodes. */
 function answerDom(page, id) {
-  return page.evaluate((i) => document.getElementById(i).shadowRoot.innerHTML.replace(/mentor-answer-card-\d+/g, 'CARD'), id);
+  return page.evaluate((i) => {
+    const root = document.getElementById(i).shadowRoot;
+    const nodes = [...root.querySelector('[part=text]').childNodes].map((n) => n.nodeType).join('');
+    return `${root.innerHTML.replace(/mentor-answer-card-\d+/g, 'CARD')}\n${nodes}`;
+  }, id);
 }
 
 test('the scanner for resolutions without spans finds the markers the command counts', () => {
