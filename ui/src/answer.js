@@ -7,7 +7,7 @@ import { chipsOf, el, markerName, titleOf } from './report.js';
 import { isMarkerText, marksOf, marksOfEvents } from './marks.js';
 import { styleSheet } from './style.js';
 
-let nextId = 0;
+let nextAnswer = 0;
 
 /** An answer whose markers open their sources. */
 export class MentorAnswer extends HTMLElement {
@@ -73,7 +73,7 @@ export class MentorAnswer extends HTMLElement {
     this.#text.className = 'answer';
     this.#card = el('div', 'card');
     this.#card.className = 'card';
-    this.#card.id = `mentor-answer-card-${nextId += 1}`;
+    this.#card.id = `mentor-answer-card-${nextAnswer += 1}`;
     this.#card.hidden = true;
     this.#card.setAttribute('role', 'region');
     this.#card.setAttribute('aria-live', 'polite');

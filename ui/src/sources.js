@@ -5,7 +5,7 @@
 import { chipsOf, el, hostOf, safeUrl, titleOf } from './report.js';
 import { styleSheet } from './style.js';
 
-let nextId = 0;
+let nextCard = 0;
 
 /** The chips of a report. */
 export class MentorSources extends HTMLElement {
@@ -19,6 +19,11 @@ export class MentorSources extends HTMLElement {
       if (e.key !== 'Escape') return;
       const open = this.shadowRoot.querySelector('button[aria-expanded="true"]');
       if (open) { this.#toggle(open, false); open.focus(); }
+    });
+    // One listener for every chip (a thousand chips, one closure).
+    this.shadowRoot.addEventListener('click', (e) => {
+      const button = e.target.closest?.('li > button');
+      if (button) this.#toggle(button, button.getAttribute('aria-expanded') !== 'true');
     });
   }
 
@@ -51,44 +56,59 @@ export class MentorSources extends HTMLElement {
 
   #toggle(button, open) {
     button.setAttribute('aria-expanded', String(open));
-    this.shadowRoot.getElementById(button.getAttribute('aria-controls')).hidden = !open;
+    const div = this.shadowRoot.getElementById(button.getAttribute('aria-controls'));
+    // Filled when first opened: a thousand chips cost a thousand buttons, not their cards.
+    if (open && !div.childNodes.length) fill(div, this.#chips.find((c) => c.index === Number(button.parentElement.dataset.index)));
+    div.hidden = !open;
   }
 
   #render() {
     const list = el('ol', 'list');
     list.setAttribute('aria-label', 'Sources');
-    for (const chip of this.#chips) list.append(this.#chip(chip));
+    const template = chipTemplate();
+    for (const chip of this.#chips) list.append(this.#chip(chip, template));
     this.shadowRoot.replaceChildren(list);
   }
 
-  #chip(chip) {
-    const li = el('li', 'chip');
+  #chip(chip, template) {
+    // A clone of one made chip, its texts and ids set: cheaper than building each anew.
+    const li = template.cloneNode(true);
     li.dataset.index = chip.index;
-    const id = `mentor-card-${nextId += 1}`;
-    const button = el('button', 'chip-button');
-    button.type = 'button';
-    button.setAttribute('aria-expanded', 'false');
+    const id = `mentor-card-${nextCard += 1}`;
+    const [button, div] = li.children;
     button.setAttribute('aria-controls', id);
-    const number = el('span', 'number', String(chip.index));
-    number.className = 'number';
-    const host = el('span', 'host', hostOf(chip.sourceUrl));
-    host.className = 'host';
-    button.append(number, ' ', el('span', 'title', titleOf(chip)));
-    if (host.textContent) button.append(' ', host);
-    button.addEventListener('click', () => this.#toggle(button, button.getAttribute('aria-expanded') !== 'true'));
-    li.append(button, card(chip, id));
+    const [number, title, host] = button.children;
+    number.textContent = chip.index;
+    title.textContent = titleOf(chip);
+    host.textContent = hostOf(chip.sourceUrl);
+    if (!host.textContent) host.previousSibling.remove();
+    div.id = id;
+    div.setAttribute('aria-label', `Source ${chip.index}: ${title.textContent}`);
     return li;
   }
 }
 
-/** A chip's card: the link (http/https only; any other URL is text), metadata, and cut. */
-function card(chip, id) {
+/** A chip with empty texts: a button (number, title, host) over its card, empty and hidden. */
+function chipTemplate() {
+  const li = el('li', 'chip');
+  const button = el('button', 'chip-button');
+  button.type = 'button';
+  button.setAttribute('aria-expanded', 'false');
+  const number = el('span', 'number');
+  number.className = 'number';
+  const host = el('span', 'host');
+  host.className = 'host';
+  button.append(number, ' ', el('span', 'title'), ' ', host);
   const div = el('div', 'card');
   div.className = 'card';
-  div.id = id;
   div.hidden = true;
   div.setAttribute('role', 'region');
-  div.setAttribute('aria-label', `Source ${chip.index}: ${titleOf(chip)}`);
+  li.append(button, div);
+  return li;
+}
+
+/** Fills a card: the link (http/https only; any other URL is text), metadata, and cut. */
+function fill(div, chip) {
   if (chip.sourceUrl) {
     const href = safeUrl(chip.sourceUrl);
     const link = el(href ? 'a' : 'span', 'link', chip.sourceUrl);
@@ -106,5 +126,4 @@ function card(chip, id) {
     : 'Whole: the model saw all of it.');
   if (chip.truncated) cut.className = 'cut';
   div.append(cut);
-  return div;
 }

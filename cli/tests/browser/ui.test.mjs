@@ -131,7 +131,7 @@ function feed(page, data) {
 
 /** Each chip as shown: number, title, host, link, metadata pairs, cut. */
 function shownChips(page) {
-  return page.evaluate(() => [...document.getElementById('sources').shadowRoot.querySelectorAll('li')].map((li) => ({
+  return page.evaluate(() => [...document.getElementById('sources').shadowRoot.querySelectorAll('li')].map((li) => (li.querySelector('button').click(), {
     index: Number(li.dataset.index),
     number: li.querySelector('[part~=number]').textContent,
     title: li.querySelector('[part~=title]').textContent,
@@ -412,3 +412,10 @@ for (const scheme of ['light', 'dark']) {
     await context.close();
   });
 }
+
+test('the module is at most 8 KB minified and gzipped', async () => {
+  const { sizes } = await import('./ui-bundle.mjs');
+  const { minifiedGzip, code } = await sizes();
+  assert.ok(code.includes('mentor-sources') && code.includes('customElements'), 'the bundle holds the module');
+  assert.ok(minifiedGzip <= 8192, `${minifiedGzip} bytes`);
+});
