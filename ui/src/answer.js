@@ -38,10 +38,15 @@ export class MentorAnswer extends HTMLElement {
 
   set answer(value) { this.#answer = String(value ?? ''); this.#rerender(); }
 
-  /** What `cite` (or a binding's resolver) returned for the answer. */
+  /** What `cite` (or a binding's resolver) returned for the answer; with no answer set, its `text`. */
   get resolution() { return this.#resolution; }
 
-  set resolution(value) { this.#resolution = value ?? null; this.#rerender(); }
+  set resolution(value) {
+    this.#resolution = value ?? null;
+    // A model API's response read by `cite --dialect`: its text is the answer the spans index.
+    if (!this.#answer && typeof value?.text === 'string') this.#answer = value.text;
+    this.#rerender();
+  }
 
   /** Shows one output of a citation stream: `{text, events}`. */
   append(output) {

@@ -296,6 +296,11 @@ test('an answer streamed one character at a time gives the DOM of the whole reso
     assert.deepEqual(partial, [], 'half a marker was shown');
     assert.equal(await answerDom(page, 'streamed'), whole);
     assert.ok(whole.includes('<button'), 'markers are buttons');
+    // A dialect's resolution carries its text: set alone, it shows the same.
+    if (res.text !== undefined) {
+      await page.evaluate((x) => { const el = document.getElementById('streamed'); el.answer = ''; el.resolution = x; }, res);
+      assert.equal(await answerDom(page, 'streamed'), whole);
+    }
   }
   assert.deepEqual(problems, []);
   await context.close();
@@ -333,7 +338,13 @@ test('each marker opens the card of the chip it cites, with its quote and whethe
         card: [...card.children].map((c) => c.textContent) });
     }
     const unknown = [...answer.shadowRoot.querySelectorAll('[part=unknown]')].map((u) => u.textContent);
-    return { out, events, unknown };
+    // The application opens a chip itself (on `mentor-citation`, say): its card, focused.
+    const sources = document.getElementById('sources');
+    sources.open(3);
+    const focused = sources.shadowRoot.activeElement;
+    const opened = { index: focused.parentElement.dataset.index, expanded: focused.getAttribute('aria-expanded'),
+      shown: !sources.shadowRoot.getElementById(focused.getAttribute('aria-controls')).hidden };
+    return { out, events, unknown, opened };
   });
   assert.deepEqual(seen.out.map((o) => [o.marker, o.name, o.highlighted]), [
     ['[1]', `Source 1: ${title(1)}`, [1]],
@@ -350,6 +361,7 @@ test('each marker opens the card of the chip it cites, with its quote and whethe
   assert.deepEqual(seen.out[3].card, [`Source 3: ${title(3)}`, `Source 4: ${title(4)}`]);
   assert.deepEqual(seen.events, [1, 1, 1, 3, 2, 2]);
   assert.deepEqual(seen.unknown, ['[99] (unknown source)']);
+  assert.deepEqual(seen.opened, { index: '3', expanded: 'true', shown: true });
   assert.deepEqual(problems, []);
   await context.close();
 });
