@@ -72,7 +72,11 @@ for (const scheme of ['light', 'dark']) {
     await feed(page, { report, answer: ANSWER, resolution });
     const background = await page.evaluate(() => {
       for (const b of document.getElementById('sources').shadowRoot.querySelectorAll('button')) b.click();
-      document.getElementById('answer').shadowRoot.querySelector('button').click();
+      // Focused, the marker highlights its chip: that state's colors are checked too.
+      const marker = document.getElementById('answer').shadowRoot.querySelector('button');
+      marker.focus();
+      marker.click();
+      if (!document.getElementById('sources').shadowRoot.querySelector('li[data-highlighted]')) return 'no chip highlighted';
       return getComputedStyle(document.getElementById('sources')).backgroundColor;
     });
     assert.equal(background, scheme === 'dark' ? 'rgb(13, 17, 23)' : 'rgb(255, 255, 255)', 'the scheme applies');
