@@ -10,6 +10,7 @@ fn render(source: &str, messages: &Value) -> Result<String, String> {
     template.render(&RenderInput {
         messages,
         documents: None,
+        tools: None,
         bos_token: Some("<s>"),
         eos_token: Some("</s>"),
         date: "2026-12-02".parse::<ConversationDate>().unwrap(),
