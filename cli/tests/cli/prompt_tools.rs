@@ -121,3 +121,40 @@ fn run_inspect_without_conversation(tools: &str) {
         .bad(&["--tools", "--conversation"]);
     assert!(!std::path::Path::new(page).exists());
 }
+
+/// `inspect` draws the tools as a share of the window, and only where there are some.
+#[test]
+fn inspect_draws_the_tools_share() {
+    let tokenizer = chatml_tokenizer();
+    let config = TempFile::new(
+        "tokenizer_config.json",
+        serde_json::json!({"chat_template": TOOLS_CHATML})
+            .to_string()
+            .as_bytes(),
+    );
+    let tools = TempFile::new("tools.json", TOOLS.as_bytes());
+    let page = |extra: &[&str]| {
+        let page = TempFile::new("page.html", b"");
+        let mut args = vec![
+            "inspect",
+            PRICING,
+            "--conversation",
+            CONVERSATION,
+            "--window",
+            "8192",
+            "--chat-template",
+            config.path(),
+            "--tokenizer-file",
+            tokenizer.path(),
+            "--output",
+            page.path(),
+        ];
+        args.extend(extra);
+        run(&args).ok();
+        std::fs::read_to_string(page.path()).unwrap()
+    };
+    let with = page(&["--tools", tools.path()]);
+    assert!(with.contains("share w-tools"), "no tools share drawn");
+    // Without tools, no share and no row in the table under the bar.
+    assert!(!page(&[]).contains("swatch w-tools"));
+}
