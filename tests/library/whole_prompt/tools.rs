@@ -237,3 +237,23 @@ fn templates_without_tools_refuse_them() {
         );
     }
 }
+
+/// An empty array is given as `[]`, not as none, as transformers gives `tools=[]`: a template
+/// that tests `tools is not none` (Llama 3.1's) tells them apart.
+#[test]
+fn an_empty_array_is_not_none() {
+    let chat = [Message::user("Hello")];
+    let render = |tools: Option<Tools>| {
+        PromptBuilder::new(chatml(IN_FIRST_USER), 4096)
+            .date(date())
+            .tools(tools)
+            .build()
+            .unwrap()
+            .assemble(&chat, &[])
+            .unwrap()
+            .prompt
+            .unwrap()
+    };
+    assert!(render(Some("[]".parse().unwrap())).contains("Functions: []"));
+    assert!(!render(None).contains("Functions"));
+}
