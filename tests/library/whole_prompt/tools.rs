@@ -5,7 +5,7 @@
 use mentor_context::prompt::{ChatTemplate, Message, Prompt, PromptBuilder, Tools};
 use mentor_context::{Encoding, Error};
 
-use super::conversations::{Shape, conversation};
+use super::conversations::{Shape, conversation, tools as generated_tools};
 use super::properties::{check_history, date, recount, results};
 
 /// ChatML writing the tools in the system message, as Qwen 3's template does.
@@ -67,7 +67,7 @@ fn tools_are_counted_exactly_and_never_dropped() {
         for seed in 0..30u64 {
             let window = [1024, 2048, 4096, 8192][usize::try_from(seed).unwrap() % 4];
             let chat = conversation(seed, Shape::Plain, usize::try_from(seed % 21).unwrap());
-            let tools = tools(1 + usize::try_from(seed).unwrap() % 4, "");
+            let tools = generated_tools(seed, 1 + usize::try_from(seed).unwrap() % 4);
             let prompt = match PromptBuilder::new(template.clone(), window)
                 .reserve(200)
                 .date(date())
