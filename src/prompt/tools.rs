@@ -7,6 +7,8 @@ use std::str::FromStr;
 use minijinja::value::{Value, ValueKind};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::template::ChatTemplate;
+use super::untrusted;
 use crate::error::Error;
 
 /// Tool definitions: an OpenAI-style JSON array of functions,
@@ -75,11 +77,38 @@ impl Tools {
             .flatten()
             .map(|tool| function_name(&tool).unwrap_or_default())
     }
+}
 
-    /// The array as the template sees it.
-    pub(crate) fn value(&self) -> &Value {
-        &self.value
+/// The tools as `template` sees them: refused where it takes none yet (an empty array is no
+/// tools), their control tokens neutralized unless the messages may keep theirs.
+///
+/// # Errors
+///
+/// [`Error::PromptSetting`] (setting `tools`) for tools given to a template that does not take
+/// them yet.
+pub(crate) fn for_template(
+    tools: Option<Tools>,
+    template: &ChatTemplate,
+    special_tokens_in_messages: bool,
+) -> Result<Option<Value>, Error> {
+    let Some(tools) = tools else {
+        return Ok(None);
+    };
+    if !tools.is_empty() && !template.takes_tools() {
+        return Err(Error::PromptSetting {
+            setting: "tools",
+            problem: format!(
+                "the {} chat template does not take tools yet: only Hugging Face (Jinja) \
+                 templates do",
+                template.name()
+            ),
+        });
     }
+    Ok(Some(if special_tokens_in_messages {
+        tools.value
+    } else {
+        untrusted::definitions(&tools.value, template.control())
+    }))
 }
 
 /// The function's name of a definition, where it has one.

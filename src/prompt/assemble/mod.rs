@@ -91,23 +91,7 @@ impl PromptAssembler {
                     .to_string(),
             ));
         }
-        if tools.as_ref().is_some_and(|tools| !tools.is_empty()) && !template.takes_tools() {
-            return Err(setting(
-                "tools",
-                format!(
-                    "the {} chat template does not take tools yet: only Hugging Face (Jinja) \
-                     templates do",
-                    template.name()
-                ),
-            ));
-        }
-        let tools = tools.map(|tools| {
-            if special_tokens_in_messages {
-                tools.value().clone()
-            } else {
-                untrusted::definitions(tools.value(), template.control())
-            }
-        });
+        let tools = super::tools::for_template(tools, &template, special_tokens_in_messages)?;
         let mut context = context
             .tokenizer(template.counter().clone())
             .budget(window - reserve);
