@@ -26,6 +26,8 @@ mod html;
 mod pages;
 #[path = "cli/prompt.rs"]
 mod prompt;
+#[path = "cli/prompt_tools.rs"]
+mod prompt_tools;
 #[path = "cli/report.rs"]
 mod report;
 #[path = "cli/report_layout.rs"]

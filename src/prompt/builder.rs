@@ -4,7 +4,7 @@
 use super::assemble::PromptAssembler;
 use super::choices::PromptChoices;
 use super::placement::ContextPlacement;
-use super::{ChatTemplate, ConversationDate};
+use super::{ChatTemplate, ConversationDate, Tools};
 use crate::ContextBuilder;
 use crate::error::Error;
 use crate::tokenizer::TokenCache;
@@ -51,6 +51,7 @@ impl PromptBuilder {
                 history_max_tokens: None,
                 trim_step: DEFAULT_TRIM_STEP,
                 special_tokens_in_messages: false,
+                tools: None,
                 cache: None,
             },
         }
@@ -107,6 +108,18 @@ impl PromptBuilder {
         self
     }
 
+    /// The agent's tool definitions, given to the chat template as `transformers`'
+    /// `apply_chat_template(messages, tools=...)` gives them: a fixed part of every prompt,
+    /// never dropped, counted in [`PromptParts::tools`](super::PromptParts::tools). Their
+    /// control-token strings are neutralized as the messages' are (kept with
+    /// [`special_tokens_in_messages`](Self::special_tokens_in_messages)). Only Hugging Face
+    /// (Jinja) templates take them for now. Default: none (the template sees `tools` as
+    /// none; an empty [`Tools`] is `[]`, which some templates tell apart).
+    pub fn tools(mut self, tools: impl Into<Option<Tools>>) -> Self {
+        self.choices.tools = tools.into();
+        self
+    }
+
     /// Remembers counts across requests: the history's messages and the results' blocks are
     /// tokenized once. Shared with the context's assembler. Default: none.
     pub fn cache(mut self, cache: impl Into<Option<TokenCache>>) -> Self {
@@ -122,7 +135,8 @@ impl PromptBuilder {
     ///   not in `0.0..1.0`, the context's builder names a dialect (Anthropic, Bedrock and
     ///   Gemini publish no tokenizer, so no whole prompt can be exact for them; Cohere's and
     ///   Mistral's documents go through their own chat templates), or the
-    ///   context goes to `documents` and the template does not read them;
+    ///   context goes to `documents` and the template does not read them, or tools are given
+    ///   to a template that does not take them yet (Harmony, Mistral, OpenAI's rule);
     /// - what [`ContextBuilder::build`] refuses in the context's options.
     pub fn build(self) -> Result<PromptAssembler, Error> {
         PromptAssembler::new(self.choices)

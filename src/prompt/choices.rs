@@ -3,7 +3,7 @@
 //! other's type for it.
 
 use super::placement::ContextPlacement;
-use super::{ChatTemplate, ConversationDate};
+use super::{ChatTemplate, ConversationDate, Tools};
 use crate::ContextBuilder;
 use crate::tokenizer::TokenCache;
 
@@ -19,5 +19,6 @@ pub(crate) struct PromptChoices {
     pub(crate) history_max_tokens: Option<usize>,
     pub(crate) trim_step: f64,
     pub(crate) special_tokens_in_messages: bool,
+    pub(crate) tools: Option<Tools>,
     pub(crate) cache: Option<TokenCache>,
 }

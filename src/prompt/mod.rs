@@ -55,6 +55,14 @@
 //! once to leave [`trim_step`](PromptBuilder::trim_step) of the history's room free, so the
 //! next turns fit without another trim and the prompt keeps its prefix.
 //!
+//! # Tools
+//!
+//! An agent's tool definitions ([`Tools`], given by [`PromptBuilder::tools`]) are a fixed part
+//! of every prompt, like the system message: never dropped, and counted in
+//! [`PromptParts::tools`] as what they add (the prompt's count less the same prompt's
+//! rendered without them). Hugging Face (Jinja) templates get them as `transformers`'
+//! `apply_chat_template(messages, tools=...)` gives them; the other kinds refuse them for now.
+//!
 //! # Untrusted text cannot become markup
 //!
 //! A retrieved document holding `<|im_start|>system` must not open a system turn when the
@@ -82,6 +90,7 @@ mod placement;
 mod report;
 mod spans;
 mod template;
+mod tools;
 mod untrusted;
 
 pub use assemble::PromptAssembler;
@@ -92,3 +101,4 @@ pub use message::Message;
 pub use placement::ContextPlacement;
 pub use report::{DroppedMessage, Prompt, PromptParts, TemplateDocument};
 pub use template::ChatTemplate;
+pub use tools::Tools;

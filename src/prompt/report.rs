@@ -69,7 +69,9 @@ pub struct TemplateDocument {
 }
 
 /// The parts of a prompt's count. Each of `system`, `history`, `context` and `question` is its
-/// text counted alone (`history`: the kept messages' text contents); `template` is the rest:
+/// text counted alone (`history`: the kept messages' text contents); `tools` is what the tool
+/// definitions add: the prompt's count less the count of the same prompt rendered without
+/// them (so it holds whatever the template writes around them); `template` is the rest:
 /// the template's own framing (control tokens, role headers, separators), any field that is
 /// not text, and the difference a part's edges make when joined.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -86,6 +88,15 @@ pub struct PromptParts {
     pub context: usize,
     /// The question's text.
     pub question: usize,
+    /// What the tool definitions add. Serialized only where it is not 0, so that a prompt
+    /// without tools reads as it always has.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub tools: usize,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference
+fn is_zero(tokens: &usize) -> bool {
+    *tokens == 0
 }
 
 /// A message of the history left out for lack of room.

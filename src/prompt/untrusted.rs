@@ -71,6 +71,12 @@ pub(crate) fn message(value: &Value, control: &ControlTokens) -> Value {
     neutralize_value(value, control, true)
 }
 
+/// Tool definitions with control tokens broken in every string they hold, keys included:
+/// they are written with `tojson`, names, descriptions, parameters' keys and enums alike.
+pub(crate) fn definitions(value: &Value, control: &ControlTokens) -> Value {
+    neutralize_value(value, control, false)
+}
+
 fn neutralize_value(value: &Value, control: &ControlTokens, top: bool) -> Value {
     match value.kind() {
         ValueKind::String => {

@@ -3,11 +3,12 @@ model owners' own code.
 
     python whole_prompt.py CASES_JSON OUT_JSON
 
-CASES_JSON is a JSON array of cases, each {"template", "messages", "documents", "date",
-"context"}; OUT_JSON gets, for each, {"prompt", "count", "controls_in_context"}:
+CASES_JSON is a JSON array of cases, each {"template", "messages", "documents", "tools",
+"date", "context"}; OUT_JSON gets, for each, {"prompt", "count", "controls_in_context"}:
 
 - "hf:DIR": transformers' AutoTokenizer from DIR (tokenizer.json and tokenizer_config.json),
-  `apply_chat_template(messages, documents=..., tokenize=False, add_generation_prompt=True)`
+  `apply_chat_template(messages, documents=..., tools=..., tokenize=False,
+  add_generation_prompt=True)` (tools as given: the list of dicts, untouched)
   with `strftime_now` pinned to the date, counted by `encode(prompt, add_special_tokens=False)`
   (special tokens parsed, as a server tokenizes a prompt);
 - "harmony": openai-harmony's `render_conversation_for_completion` (TIKTOKEN_ENCODINGS_BASE
@@ -44,6 +45,8 @@ def hf(case, directory):
     kwargs = {}
     if case.get("documents") is not None:
         kwargs["documents"] = case["documents"]
+    if case.get("tools") is not None:
+        kwargs["tools"] = case["tools"]
     prompt = tok.apply_chat_template(case["messages"], tokenize=False, add_generation_prompt=True, **kwargs)
     enc = tok(prompt, add_special_tokens=False, return_offsets_mapping=True)
     ids = enc["input_ids"]

@@ -40,10 +40,13 @@ pub(super) fn window<'a>(prompt: &'a Prompt<'_>, template: &'a str) -> Window<'a
         ("history", "history", parts.history),
         ("context", "context", parts.context),
         ("question", "question", parts.question),
+        ("tools", "tools", parts.tools),
         ("reserve", "answer's reserve", prompt.reserve),
         ("free", "free", free),
     ]
     .into_iter()
+    // Tools are drawn where there are some: a prompt without them reads as it always has.
+    .filter(|&(key, _, tokens)| key != "tools" || tokens > 0)
     .map(|(key, name, tokens)| share(key, name, tokens, prompt.window))
     .collect();
     Window {

@@ -42,6 +42,12 @@ pub(crate) struct PromptOptions {
     #[arg(long, value_name = "CONV.json")]
     pub(crate) conversation: Option<PathBuf>,
 
+    /// The agent's tool definitions: an OpenAI-style JSON array ([{"type": "function",
+    /// "function": {"name", "description", "parameters"}}]), given to a Hugging Face template
+    /// as transformers passes them; never dropped, counted in parts.tools.
+    #[arg(long, value_name = "TOOLS.json")]
+    pub(crate) tools: Option<PathBuf>,
+
     #[command(flatten)]
     pub(crate) settings: PromptSettings,
 }

@@ -2,11 +2,13 @@
 //! template, printed as the prompt text (or the messages, for OpenAI's rule), or with --json as
 //! the whole [`Prompt`] report.
 //!
-//! [`args`] holds its options; [`conversation`] reads the messages. The settings, their rules
+//! [`args`] holds its options; [`conversation`] reads the messages and [`tools`] the tool
+//! definitions. The settings, their rules
 //! and the template's choice are the library's ([`Settings::prompt_assembler`]).
 
 mod args;
 mod conversation;
+mod tools;
 
 pub(crate) use args::{PromptArgs, PromptOptions, PromptSettings};
 
@@ -51,11 +53,27 @@ pub(crate) fn fit(
 ) -> Result<Fitted, Failure> {
     // The configuration is checked before any input is read, as `assemble`'s is.
     let settings = options.over(build.settings()?);
-    let prompts = settings
+    let mut prompts = settings
         .prompt_assembler()
         .map_err(|err| Failure::library(&err))?;
     let conversation_input = Input::new(options.conversation.as_deref());
     let input = Input::new(file);
+    if let Some(path) = options.tools.as_deref() {
+        let tools_input = Input::new(Some(path));
+        if tools_input.is_stdin() && (conversation_input.is_stdin() || input.is_stdin()) {
+            return Err(Failure::bad_input(
+                "--tools cannot be standard input (`-`) with --conversation or RESULTS there too"
+                    .to_string(),
+            ));
+        }
+        // Every other setting was checked above, in the caller's spelling: what building
+        // with the tools can refuse is theirs.
+        let tools = tools::read(&tools_input)?;
+        prompts = settings
+            .prompt_builder()
+            .and_then(|builder| builder.tools(tools).build())
+            .map_err(|err| Failure::library(&err).at("--tools"))?;
+    }
     if conversation_input.is_stdin() && input.is_stdin() {
         return Err(Failure::bad_input(
             "--conversation and RESULTS cannot both be standard input (`-`)".to_string(),

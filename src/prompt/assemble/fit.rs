@@ -86,23 +86,12 @@ impl PromptAssembler {
             }
             _ => {}
         }
-        let documents_value = documents.as_ref().map(|documents: &Vec<TemplateDocument>| {
-            Value::from(
-                documents
-                    .iter()
-                    .map(|d| {
-                        Value::from_pairs([
-                            ("title", Value::from(d.title.as_str())),
-                            ("text", Value::from(d.text.as_str())),
-                        ])
-                    })
-                    .collect::<Vec<_>>(),
-            )
-        });
+        let documents_value = documents.as_deref().map(documents_value);
         counting.check()?;
         let rendered = inner.template.render(&TemplateInput {
             messages: &values,
             documents: documents_value.as_ref(),
+            tools: inner.tools.as_ref(),
             date,
         })?;
         // A template may write only some parts of a message's content (Gemma 3 takes the first
@@ -121,10 +110,7 @@ impl PromptAssembler {
                 });
             }
         }
-        let total = match inner.placement {
-            ContextPlacement::Documents => counting.rendered(&rendered)?,
-            _ => counting.rendered_with_context(&rendered, &context.text, context.token_count)?,
-        };
+        let total = self.count(&rendered, &context, counting)?;
         Ok(Fitted {
             context,
             values,
@@ -133,6 +119,107 @@ impl PromptAssembler {
             total,
         })
     }
+
+    /// A rendered prompt's count, the context's stretch not counted again.
+    fn count(
+        &self,
+        rendered: &Rendered,
+        context: &AssembledContext<'_>,
+        counting: &mut Counting<'_>,
+    ) -> Result<usize, Error> {
+        match self.inner.placement {
+            ContextPlacement::Documents => counting.rendered(rendered),
+            _ => counting.rendered_with_context(rendered, &context.text, context.token_count),
+        }
+    }
+
+    /// The whole conversation rendered without the context, and its count, with the tools;
+    /// where there are tools, the render whose shares tell each message's cost is the one
+    /// without them, counted too: the tools are fixed, never a turn's.
+    pub(super) fn whole(
+        &self,
+        messages: &[Value],
+        date: ConversationDate,
+        counting: &mut Counting<'_>,
+    ) -> Result<Whole, Error> {
+        let template = &self.inner.template;
+        counting.check()?;
+        let rendered = template.render(&TemplateInput {
+            messages,
+            documents: None,
+            tools: self.inner.tools.as_ref(),
+            date,
+        })?;
+        let total = counting.rendered(&rendered)?;
+        if self.inner.tools.is_none() {
+            return Ok(Whole {
+                rendered,
+                total,
+                shared: total,
+            });
+        }
+        counting.check()?;
+        let plain = template.render(&TemplateInput {
+            messages,
+            documents: None,
+            tools: None,
+            date,
+        })?;
+        let shared = counting.rendered(&plain)?;
+        Ok(Whole {
+            rendered: plain,
+            total,
+            shared,
+        })
+    }
+
+    /// What the tools add to `fitted`: its count less the count of the same prompt rendered
+    /// without them (0 without tools).
+    pub(super) fn tools_tokens(
+        &self,
+        fitted: &Fitted<'_>,
+        date: ConversationDate,
+        counting: &mut Counting<'_>,
+    ) -> Result<usize, Error> {
+        if self.inner.tools.is_none() {
+            return Ok(0);
+        }
+        let documents = fitted.documents.as_deref().map(documents_value);
+        counting.check()?;
+        let plain = self.inner.template.render(&TemplateInput {
+            messages: &fitted.values,
+            documents: documents.as_ref(),
+            tools: None,
+            date,
+        })?;
+        let without = self.count(&plain, &fitted.context, counting)?;
+        Ok(fitted.total.saturating_sub(without))
+    }
+}
+
+/// The whole conversation rendered for its costs.
+pub(super) struct Whole {
+    /// The render whose shares are the messages' costs (without the tools).
+    pub(super) rendered: Rendered,
+    /// The count with everything fixed (the tools too).
+    pub(super) total: usize,
+    /// The count of `rendered`: what the messages' estimated shares divide.
+    pub(super) shared: usize,
+}
+
+/// The documents as a template's `documents` takes them.
+fn documents_value(documents: &[TemplateDocument]) -> Value {
+    Value::from(
+        documents
+            .iter()
+            .map(|d| {
+                Value::from_pairs([
+                    ("title", Value::from(d.title.as_str())),
+                    ("text", Value::from(d.text.as_str())),
+                ])
+            })
+            .collect::<Vec<_>>(),
+    )
 }
 
 /// One rendering of the prompt, counted.

@@ -15,7 +15,6 @@ use super::history;
 use super::placement::ContextPlacement;
 use super::report::{DroppedMessage, Prompt, PromptParts};
 use super::spans::message_costs;
-use super::template::TemplateInput;
 use super::untrusted;
 use super::{ChatTemplate, ConversationDate, Message};
 use crate::error::Error;
@@ -39,6 +38,9 @@ struct Inner {
     history_max_tokens: Option<usize>,
     trim_step: f64,
     special_tokens_in_messages: bool,
+    /// The tool definitions as the template sees them: neutralized unless the messages may
+    /// keep control tokens.
+    tools: Option<minijinja::Value>,
     cache: Option<TokenCache>,
     /// The context's assembler, at the most the window leaves.
     assembler: Assembler,
@@ -62,6 +64,7 @@ impl PromptAssembler {
             history_max_tokens,
             trim_step,
             special_tokens_in_messages,
+            tools,
             cache,
         } = choices;
         let setting =
@@ -88,6 +91,7 @@ impl PromptAssembler {
                     .to_string(),
             ));
         }
+        let tools = super::tools::for_template(tools, &template, special_tokens_in_messages)?;
         let mut context = context
             .tokenizer(template.counter().clone())
             .budget(window - reserve);
@@ -115,6 +119,7 @@ impl PromptAssembler {
                 history_max_tokens,
                 trim_step,
                 special_tokens_in_messages,
+                tools,
                 cache,
                 assembler,
                 empty,
@@ -246,14 +251,12 @@ impl PromptAssembler {
         let chat = self.read(conversation)?;
         let available = inner.window - inner.reserve;
 
-        // The whole conversation, without the context: what each message costs.
-        counting.check()?;
-        let whole = template.render(&TemplateInput {
-            messages: &chat.values,
-            documents: None,
-            date,
-        })?;
-        let whole_total = counting.rendered(&whole)?;
+        // The whole conversation, without the context: what each message costs. The tools are
+        // fixed, as the template's framing is; where there are some, the costs come from a
+        // render without them, so that a template writing them into the first user message
+        // (Llama 3.1's) does not charge them to the turn that is dropped first.
+        let whole = self.whole(&chat.values, date, &mut counting)?;
+        let whole_total = whole.total;
         // Instructions in the history are never dropped, and some templates move them (DeepSeek
         // V3 joins every system message at the start): the search for contents in order
         // passes them by, and they cost what the template makes of them, as fixed text.
@@ -266,9 +269,9 @@ impl PromptAssembler {
                 content.as_deref().filter(|_| !moved)
             })
             .collect();
-        let costs = match message_costs(&whole, &searched, &mut counting)? {
+        let costs = match message_costs(&whole.rendered, &searched, &mut counting)? {
             Some(costs) => costs,
-            None => chat.estimated_costs(whole_total, &mut counting)?,
+            None => chat.estimated_costs(whole.shared, &mut counting)?,
         };
         let turn_costs: Vec<usize> = chat
             .turns
@@ -377,8 +380,12 @@ impl PromptAssembler {
             None => fitted.context.token_count,
         };
         let counted = system_tokens + history_tokens + context_tokens + question_tokens;
+        let tools_tokens = self
+            .tools_tokens(&fitted, date, &mut counting)?
+            .min(total.saturating_sub(counted));
         let parts = PromptParts {
-            template: total.saturating_sub(counted),
+            template: total.saturating_sub(counted + tools_tokens),
+            tools: tools_tokens,
             system: system_tokens,
             history: history_tokens,
             context: context_tokens,

@@ -132,10 +132,12 @@ impl Rendered {
 }
 
 /// What a template is given: the messages (already neutralized), the documents where the
-/// context goes there, and the date.
+/// context goes there, the tools where there are some, and the date.
 pub(crate) struct TemplateInput<'a> {
     pub(crate) messages: &'a [Value],
     pub(crate) documents: Option<&'a Value>,
+    /// The tool definitions (already neutralized), for templates that take them.
+    pub(crate) tools: Option<&'a Value>,
     pub(crate) date: ConversationDate,
 }
 
@@ -279,6 +281,14 @@ impl ChatTemplate {
         }
     }
 
+    /// Whether the template takes tool definitions: Hugging Face (Jinja) templates do (those
+    /// that ignore `tools` as `transformers` would); Harmony, Mistral and OpenAI's rule do not
+    /// yet.
+    #[must_use]
+    pub fn takes_tools(&self) -> bool {
+        matches!(self.inner.kind, Kind::Jinja { .. })
+    }
+
     /// The control tokens: what splits the prompt, and what is neutralized.
     #[must_use]
     pub fn control_tokens(&self) -> &[String] {
@@ -309,11 +319,13 @@ impl ChatTemplate {
             } => {
                 let messages = Value::from(input.messages.to_vec());
                 let input_bytes = input.messages.iter().map(value_bytes).sum::<usize>()
-                    + input.documents.map_or(0, value_bytes);
+                    + input.documents.map_or(0, value_bytes)
+                    + input.tools.map_or(0, value_bytes);
                 let text = template
                     .render(&jinja::RenderInput {
                         messages: &messages,
                         documents: input.documents,
+                        tools: input.tools,
                         bos_token: bos_token.as_deref(),
                         eos_token: eos_token.as_deref(),
                         date: input.date,
@@ -321,6 +333,15 @@ impl ChatTemplate {
                     })
                     .map_err(|problem| Error::ChatTemplate { problem })?;
                 Ok(Rendered::split(text, control))
+            }
+            _ if input.tools.is_some_and(|tools| tools.len() != Some(0)) => {
+                Err(Error::Conversation {
+                    problem: format!(
+                        "the {} template does not take tools yet: only Hugging Face (Jinja) \
+                         chat templates do",
+                        self.inner.name
+                    ),
+                })
             }
             Kind::Harmony => Ok(Rendered::split(
                 harmony::render(input.messages, input.date)?,

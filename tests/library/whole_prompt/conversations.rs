@@ -92,3 +92,47 @@ pub(crate) fn conversation(seed: u64, shape: Shape, turns: usize) -> Vec<Message
     messages.push(Message::user(&text(&mut rng)));
     messages
 }
+
+const TOOL_WORDS: [&str; 5] = [
+    "Looks a plan's price up.",
+    "Sucht den Preis eines Tarifs.",
+    "料金表から価格を調べます。",
+    "يبحث عن سعر الخطة.",
+    "Finds \"quoted\" names and a \\ backslash, 👩🏽‍💻.",
+];
+
+/// `count` tool definitions (from 1), deterministic from `seed`: string, enum, array and
+/// nested object parameters, descriptions in several languages.
+pub(crate) fn tools(seed: u64, count: usize) -> mentor_context::prompt::Tools {
+    let mut rng = Rng::new(seed);
+    let tools: Vec<serde_json::Value> = (0..count.max(1))
+        .map(|i| {
+            let mut properties = serde_json::Map::new();
+            properties.insert(
+                "query".to_string(),
+                json!({"type": "string", "description": TOOL_WORDS[rng.below(TOOL_WORDS.len())]}),
+            );
+            if rng.below(2) == 0 {
+                properties.insert("plan".to_string(), json!({"type": "string", "enum": ["A", "B", "C"]}));
+            }
+            if rng.below(2) == 0 {
+                properties.insert(
+                    "years".to_string(),
+                    json!({"type": "array", "items": {"type": "integer"}, "description": "Jahre"}),
+                );
+            }
+            if rng.below(2) == 0 {
+                properties.insert(
+                    "filter".to_string(),
+                    json!({"type": "object", "properties": {"currency": {"type": "string", "enum": ["EUR", "USD"]}, "max": {"type": "number"}}, "required": ["currency"]}),
+                );
+            }
+            json!({"type": "function", "function": {
+                "name": format!("tool_{i}_{}", rng.below(100)),
+                "description": TOOL_WORDS[rng.below(TOOL_WORDS.len())],
+                "parameters": {"type": "object", "properties": properties, "required": ["query"]},
+            }})
+        })
+        .collect();
+    serde_json::from_value(serde_json::Value::Array(tools)).unwrap()
+}

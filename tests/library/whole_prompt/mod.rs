@@ -7,3 +7,4 @@ mod nothing_lost;
 mod properties;
 mod reference;
 mod tekken_files;
+mod tools;

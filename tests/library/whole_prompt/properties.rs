@@ -33,18 +33,18 @@ fn templates() -> [(&'static str, ChatTemplate); 3] {
     ]
 }
 
-fn date() -> ConversationDate {
+pub(super) fn date() -> ConversationDate {
     "2026-12-02".parse().unwrap()
 }
 
-fn results() -> Vec<MentorRagResult> {
+pub(super) fn results() -> Vec<MentorRagResult> {
     parse_results(&common::fixture_text("multilingual.json")).unwrap()
 }
 
 /// The prompt counted again from scratch: each stretch between control tokens counted whole
 /// (no cache, no context counted apart), plus one per control token; for OpenAI's rule, every
 /// string of every message with its per-message tokens.
-fn recount(template: &ChatTemplate, prompt: &Prompt<'_>) -> usize {
+pub(super) fn recount(template: &ChatTemplate, prompt: &Prompt<'_>) -> usize {
     let counter = Encoding::O200kBase;
     use mentor_context::tokenizer::TokenCounter;
     match prompt.prompt.as_deref() {
@@ -147,7 +147,7 @@ fn counts_are_exact_fit_the_window_and_fill_it() {
 
 /// Dropped messages are the oldest, whole turns; the kept history starts with a user message;
 /// the system message and the question are there, whole.
-fn check_history(chat: &[Message], prompt: &Prompt<'_>) {
+pub(super) fn check_history(chat: &[Message], prompt: &Prompt<'_>) {
     let has_system = chat.len() > 1 && chat[0].role() == "system";
     let first_history = usize::from(has_system);
     for (i, dropped) in prompt.dropped.iter().enumerate() {

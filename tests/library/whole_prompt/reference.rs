@@ -3,7 +3,8 @@
 //! tokenizer), gpt-oss (`openai-harmony`), GPT-4o (the OpenAI cookbook's rule with
 //! `tiktoken`) and Mistral's Tekken files (`mistral-common`: both files it ships, v3, and one
 //! of them as v7, v11 and v13), over generated conversations and windows from 1,024 to 32,768
-//! tokens.
+//! tokens; and through the Hugging Face templates again with 1 to 8 tool definitions, given to
+//! `apply_chat_template(tools=...)` (Qwen 3 writes them; the others ignore them).
 //!
 //! Run by `.ci/run` with `MENTOR_TOKENIZER_DATA`, `MENTOR_TOKENIZER_PYTHON` and
 //! `TIKTOKEN_ENCODINGS_BASE` set (`.ci/tokenizer-data` fetches the files and the Python
@@ -13,13 +14,13 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use mentor_context::prompt::{ChatTemplate, ConversationDate, Prompt, PromptBuilder};
+use mentor_context::prompt::{ChatTemplate, ConversationDate, Prompt, PromptBuilder, Tools};
 use mentor_context::tokenizer::TekkenTokenizer;
 use mentor_context::wire::parse_results;
 use mentor_context::{ContextBuilder, Encoding, MentorRagResult, OmitReason};
 use serde_json::{Value, json};
 
-use super::conversations::{Shape, conversation};
+use super::conversations::{Shape, conversation, tools};
 use super::tekken_files::{RemovedOnDrop, derived_folder, tekken_files, tekken_version};
 use crate::common;
 
@@ -92,6 +93,8 @@ struct Case {
     /// A Tekken file's version, which mistral-common must have read too.
     version: Option<String>,
     prompt: Prompt<'static>,
+    /// The tool definitions the prompt was fitted with.
+    tools: Option<Tools>,
     window: usize,
     reserve: usize,
 }
@@ -115,16 +118,28 @@ fn prompts_and_counts_are_the_owners() {
         .iter()
         .find(|(label, _, _)| label.ends_with("qwen3"))
         .map(|(label, template, _)| (label.clone(), template.clone()));
-    for (label, template, shape) in templates {
+    // The Hugging Face templates a second time, with tools.
+    let with_tools: Vec<_> = templates
+        .iter()
+        .filter(|(label, _, _)| label.starts_with("hf:"))
+        .map(|(label, template, shape)| (label.clone(), template.clone(), *shape, true))
+        .collect();
+    let all = templates
+        .into_iter()
+        .map(|(label, template, shape)| (label, template, shape, false))
+        .chain(with_tools);
+    for (label, template, shape, give_tools) in all {
         for seed in 0..cases_per_template() {
             let window = windows[seed % windows.len()];
             let reserve = [0, 256, 1000][seed % 3].min(window / 2);
             let results = &sets[seed % sets.len()];
             let chat = conversation(seed as u64, shape, seed % 21);
+            let tools = give_tools.then(|| tools(seed as u64, 1 + seed % 8));
             let prompts = PromptBuilder::new(template.clone(), window)
                 .reserve(reserve)
                 .date(date)
                 .context(ContextBuilder::new(0).max_head_tokens(64))
+                .tools(tools.clone())
                 .build()
                 .unwrap();
             let prompt = match prompts.assemble(&chat, results) {
@@ -137,6 +152,7 @@ fn prompts_and_counts_are_the_owners() {
                 template: label.clone(),
                 version: tekken_version(&template),
                 prompt,
+                tools,
                 window,
                 reserve,
             });
@@ -169,6 +185,7 @@ fn prompts_and_counts_are_the_owners() {
         template: label,
         version: None,
         prompt,
+        tools: None,
         window: 131_072,
         reserve: 1024,
     });
@@ -191,6 +208,13 @@ fn prompts_and_counts_are_the_owners() {
         trimmed * 10 >= cases.len() && cut * 4 >= cases.len(),
         "trimmed {trimmed}, cut {cut} of {}",
         cases.len()
+    );
+    // Tools written (Qwen 3's), in trimmed conversations too.
+    let written = cases.iter().filter(|c| c.prompt.parts.tools > 0);
+    let trimmed_with_tools = written.clone().filter(|c| !c.prompt.dropped.is_empty());
+    assert!(
+        written.count() * 3 >= cases_per_template() && trimmed_with_tools.count() >= 1,
+        "too few cases with tools written"
     );
     let reference = run_reference(&python, &cases, date);
     assert_eq!(reference.len(), cases.len());
@@ -254,7 +278,12 @@ fn check_fits(label: &str, seed: usize, prompt: &Prompt<'_>, window: usize, rese
     );
     let parts = prompt.parts;
     assert_eq!(
-        parts.template + parts.system + parts.history + parts.context + parts.question,
+        parts.template
+            + parts.system
+            + parts.history
+            + parts.context
+            + parts.question
+            + parts.tools,
         prompt.token_count,
         "{label} seed {seed}: the parts do not add up"
     );
@@ -298,6 +327,7 @@ fn run_reference(python: &str, cases: &[Case], date: ConversationDate) -> Vec<Va
                 "template": case.template,
                 "messages": case.prompt.messages,
                 "documents": case.prompt.documents,
+                "tools": case.tools,
                 "date": date.to_string(),
                 "context": case.prompt.context.text,
             })

@@ -216,6 +216,7 @@ fn fuel_used(source: &str) -> u64 {
         .render_metered(&RenderInput {
             messages: &messages,
             documents: None,
+            tools: None,
             bos_token: None,
             eos_token: None,
             date: "2026-12-02".parse::<ConversationDate>().unwrap(),
@@ -261,6 +262,7 @@ fn real_templates_use_a_small_share_of_their_fuel() {
             let (text, used) = template.render_metered(&RenderInput {
                 messages: &messages,
                 documents: None,
+                tools: None,
                 bos_token: Some("<s>"),
                 eos_token: Some("</s>"),
                 date: "2026-12-02".parse::<ConversationDate>().unwrap(),
@@ -301,6 +303,7 @@ fn the_output_allows_each_message_its_framing() {
         .render(&RenderInput {
             messages: &messages,
             documents: None,
+            tools: None,
             bos_token: None,
             eos_token: None,
             date: "2026-12-02".parse::<ConversationDate>().unwrap(),

@@ -56,10 +56,13 @@ const RECURSION_LIMIT: usize = 200;
 pub(crate) struct RenderInput<'a> {
     pub(crate) messages: &'a Value,
     pub(crate) documents: Option<&'a Value>,
+    /// The tool definitions, as `apply_chat_template(tools=...)` passes them.
+    pub(crate) tools: Option<&'a Value>,
     pub(crate) bos_token: Option<&'a str>,
     pub(crate) eos_token: Option<&'a str>,
     pub(crate) date: ConversationDate,
-    /// Bytes of text in the messages and documents, to bound the output and size the fuel.
+    /// Bytes of text in the messages, documents and tools, to bound the output and size the
+    /// fuel.
     pub(crate) input_bytes: usize,
 }
 
@@ -223,7 +226,7 @@ fn render_with(
     let context = minijinja::context! {
         messages => input.messages.clone(),
         documents => input.documents.cloned().unwrap_or(Value::from(())),
-        tools => Value::from(()),
+        tools => input.tools.cloned().unwrap_or(Value::from(())),
         add_generation_prompt => true,
         bos_token => input.bos_token,
         eos_token => input.eos_token,

@@ -1,0 +1,160 @@
+//! `prompt --tools`: an agent's tool definitions through a Hugging Face template.
+
+use super::*;
+
+use super::prompt::chatml_tokenizer;
+
+const CONVERSATION: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../fixtures/prompt/conversation.json"
+);
+
+/// ChatML writing the tools in a system turn of their own, as Qwen 3's template does.
+const TOOLS_CHATML: &str = "{% if tools %}<|im_start|>system\n<tools>{% for t in tools %}\n{{ t | tojson }}{% endfor %}\n</tools><|im_end|>\n{% endif %}{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}<|im_start|>assistant\n";
+
+const TOOLS: &str = r#"[{"type": "function", "function": {"name": "search_prices", "description": "Looks a plan's price up.", "parameters": {"type": "object", "properties": {"plan": {"type": "string", "enum": ["A", "B"]}}}}}]"#;
+
+fn run_prompt(template: &str, extra: &[&str]) -> Run {
+    let tokenizer = chatml_tokenizer();
+    let config = TempFile::new(
+        "tokenizer_config.json",
+        serde_json::json!({"chat_template": template})
+            .to_string()
+            .as_bytes(),
+    );
+    let mut args = vec![
+        "prompt",
+        PRICING,
+        "--conversation",
+        CONVERSATION,
+        "--window",
+        "8192",
+        "--chat-template",
+        config.path(),
+        "--tokenizer-file",
+        tokenizer.path(),
+    ];
+    args.extend(extra);
+    run(&args)
+}
+
+#[test]
+fn tools_are_written_and_counted_in_their_part() {
+    let tools = TempFile::new("tools.json", TOOLS.as_bytes());
+    let report = run_prompt(TOOLS_CHATML, &["--json", "--tools", tools.path()]).json();
+    let text = report["prompt"].as_str().unwrap();
+    assert!(
+        text.starts_with("<|im_start|>system\n<tools>{\"type\": \"function\", \"function\": {\"name\": \"search_prices\""),
+        "{text}"
+    );
+    let parts = &report["parts"];
+    let sum: u64 = [
+        "template", "system", "history", "context", "question", "tools",
+    ]
+    .iter()
+    .map(|part| parts[part].as_u64().unwrap())
+    .sum();
+    assert_eq!(sum, report["tokenCount"].as_u64().unwrap());
+    // The tokenizer counts a token per byte, and each control token as one: the tools' turn.
+    let turn = text.split_inclusive("<|im_end|>\n").next().unwrap();
+    let bytes = turn.len() - "<|im_start|>".len() - "<|im_end|>".len();
+    assert_eq!(parts["tools"].as_u64().unwrap() as usize, bytes + 2);
+    // Without tools, the report has no `tools` part: it reads as it always has.
+    let report = run_prompt(TOOLS_CHATML, &["--json"]).json();
+    assert!(report["parts"].get("tools").is_none(), "{report}");
+    assert!(!report["prompt"].as_str().unwrap().contains("<tools>"));
+}
+
+#[test]
+fn bad_tools_are_one_line_naming_the_tool() {
+    let bad = TempFile::new(
+        "tools.json",
+        br#"[{"type": "function", "function": {"name": "search_prices", "parameters": []}}]"#,
+    );
+    run_prompt(TOOLS_CHATML, &["--tools", bad.path()]).bad(&[
+        "--tools",
+        "tools.json",
+        "tool 0 (`search_prices`): `parameters` must be a JSON object, not an array",
+    ]);
+    let object = TempFile::new("tools.json", TOOLS.trim_matches(['[', ']']).as_bytes());
+    run_prompt(TOOLS_CHATML, &["--tools", object.path()]).bad(&["--tools", "JSON array"]);
+    // Results from standard input: the tools cannot be there too.
+    run(&[
+        "prompt",
+        "--conversation",
+        CONVERSATION,
+        "--window",
+        "8192",
+        "--chat-template",
+        "harmony",
+        "--tools",
+        "-",
+    ])
+    .bad(&["--tools", "standard input"]);
+}
+
+#[test]
+fn templates_that_take_no_tools_yet_refuse_them() {
+    let tools = TempFile::new("tools.json", TOOLS.as_bytes());
+    let run = run(&[
+        "prompt",
+        PRICING,
+        "--conversation",
+        CONVERSATION,
+        "--window",
+        "8192",
+        "--chat-template",
+        "harmony",
+        "--tools",
+        tools.path(),
+    ]);
+    run.bad(&["INVALID_SETTING", "--tools", "does not take tools yet"]);
+    run_inspect_without_conversation(tools.path());
+}
+
+/// `inspect` draws a whole prompt only with a conversation: tools alone are refused, not
+/// dropped.
+fn run_inspect_without_conversation(tools: &str) {
+    let page = std::env::temp_dir().join(format!("tools-inspect-{}.html", std::process::id()));
+    let page = page.to_str().unwrap();
+    run(&["inspect", PRICING, "--output", page, "--tools", tools])
+        .bad(&["--tools", "--conversation"]);
+    assert!(!std::path::Path::new(page).exists());
+}
+
+/// `inspect` draws the tools as a share of the window, and only where there are some.
+#[test]
+fn inspect_draws_the_tools_share() {
+    let tokenizer = chatml_tokenizer();
+    let config = TempFile::new(
+        "tokenizer_config.json",
+        serde_json::json!({"chat_template": TOOLS_CHATML})
+            .to_string()
+            .as_bytes(),
+    );
+    let tools = TempFile::new("tools.json", TOOLS.as_bytes());
+    let page = |extra: &[&str]| {
+        let page = TempFile::new("page.html", b"");
+        let mut args = vec![
+            "inspect",
+            PRICING,
+            "--conversation",
+            CONVERSATION,
+            "--window",
+            "8192",
+            "--chat-template",
+            config.path(),
+            "--tokenizer-file",
+            tokenizer.path(),
+            "--output",
+            page.path(),
+        ];
+        args.extend(extra);
+        run(&args).ok();
+        std::fs::read_to_string(page.path()).unwrap()
+    };
+    let with = page(&["--tools", tools.path()]);
+    assert!(with.contains("share w-tools"), "no tools share drawn");
+    // Without tools, no share and no row in the table under the bar.
+    assert!(!page(&[]).contains("swatch w-tools"));
+}
