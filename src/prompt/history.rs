@@ -221,14 +221,19 @@ mod tests {
             calls_tools: role == "caller",
             answers: None,
         };
+        // Each turn as (start, end).
         for (role, expected) in [
-            ("tool", vec![0..4]),
-            ("ipython", vec![0..4]),
-            ("function", vec![0..4]),
-            ("assistant", vec![0..2, 2..4]),
+            ("tool", vec![(0, 4)]),
+            ("ipython", vec![(0, 4)]),
+            ("function", vec![(0, 4)]),
+            ("assistant", vec![(0, 2), (2, 4)]),
         ] {
             let shapes = [shape("user"), shape("caller"), shape("user"), shape(role)];
-            assert_eq!(turns(&shapes, &[]), expected, "{role}");
+            let turns: Vec<_> = turns(&shapes, &[])
+                .iter()
+                .map(|turn| (turn.start, turn.end))
+                .collect();
+            assert_eq!(turns, expected, "{role}");
         }
     }
 
