@@ -223,9 +223,7 @@ impl PromptAssembler {
             .saturating_mul(self.inner.template.counter().max_token_bytes())
             .saturating_add(1);
         match untrusted::results(results, self.inner.template.control(), bound) {
-            Cow::Borrowed(results) => {
-                self.assemble_neutral(conversation, results, stats, deadline)
-            }
+            Cow::Borrowed(results) => self.assemble_neutral(conversation, results, stats, deadline),
             Cow::Owned(results) => self
                 .assemble_neutral(conversation, &results, stats, deadline)
                 .map(Prompt::into_owned),
