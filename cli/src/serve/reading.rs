@@ -279,6 +279,34 @@ mod tests {
         assert_eq!(taken, usize::try_from(DISCARD_BYTES).unwrap() + CHUNK);
     }
 
+    /// Behind a refusal, the body is read away (a client writing it whole before reading then
+    /// reads its answer), unless the client asked to be told first (`Expect: 100-continue`):
+    /// then it sends no more, and nothing is read. The refusal closes the connection.
+    #[test]
+    fn a_refused_body_is_read_away_unless_the_client_waits_to_be_told() {
+        let runtime = runtime();
+        let taken_behind = |pairs: &[(header::HeaderName, &str)]| {
+            let taken = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            let body = Body::new(Chunks {
+                left: 3,
+                chunk: Bytes::from_static(b"0123456789"),
+                taken: taken.clone(),
+            });
+            runtime.block_on(async {
+                let response = refuse(over_limit(1), body, &headers(pairs), &Deadline::never());
+                assert_eq!(response.status().as_u16(), 413);
+                assert_eq!(response.headers()[header::CONNECTION], "close");
+                // The discard runs on this thread: a bounded number of turns lets it finish.
+                for _ in 0..100 {
+                    tokio::task::yield_now().await;
+                }
+            });
+            taken.load(std::sync::atomic::Ordering::SeqCst)
+        };
+        assert_eq!(taken_behind(&[]), 30);
+        assert_eq!(taken_behind(&[(header::EXPECT, "100-Continue")]), 0);
+    }
+
     #[test]
     fn a_head_that_says_the_body_cannot_be_read_is_refused_before_it() {
         assert_eq!(status(&[(header::CONTENT_LENGTH, "101")]), Some(413));
