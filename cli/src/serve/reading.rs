@@ -254,7 +254,7 @@ mod tests {
                 .unwrap();
             runtime
                 .block_on(read(request, 100, &Deadline::never()))
-                .map(|request| request.into_body())
+                .map(Request::into_body)
                 .map_err(|response| response.status().as_u16())
         };
         let whole = read_of(100).expect("at the limit");
