@@ -162,6 +162,63 @@ fn rewritten(written: &[u8]) -> Option<Vec<u8>> {
 mod tests {
     use super::rewritten;
 
+    /// A writer that takes at most 7 bytes a call, or none.
+    struct Narrow {
+        written: Vec<u8>,
+        takes: usize,
+    }
+
+    impl tokio::io::AsyncWrite for Narrow {
+        fn poll_write(
+            mut self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+            buf: &[u8],
+        ) -> std::task::Poll<std::io::Result<usize>> {
+            let n = buf.len().min(self.takes);
+            self.written.extend_from_slice(&buf[..n]);
+            std::task::Poll::Ready(Ok(n))
+        }
+        fn poll_flush(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+        fn poll_shutdown(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+    }
+
+    /// A refusal is taken whole in one write and goes out in as many writes as the
+    /// connection needs, all of it; a connection that takes nothing is an error, not a loop.
+    #[test]
+    fn a_rewritten_refusal_is_written_whole_through_short_writes() {
+        use tokio::io::AsyncWrite;
+        let head = b"HTTP/1.1 414 URI Too Long\r\ncontent-length: 0\r\n\r\n";
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        let mut connection = super::Refusals::new(Narrow {
+            written: Vec::new(),
+            takes: 7,
+        });
+        let taken = std::pin::Pin::new(&mut connection).poll_write(&mut cx, head);
+        assert!(matches!(taken, std::task::Poll::Ready(Ok(n)) if n == head.len()));
+        let flushed = std::pin::Pin::new(&mut connection).poll_flush(&mut cx);
+        assert!(matches!(flushed, std::task::Poll::Ready(Ok(()))));
+        assert_eq!(Some(connection.inner.written), rewritten(head));
+
+        let mut closed = super::Refusals::new(Narrow {
+            written: Vec::new(),
+            takes: 0,
+        });
+        let taken = std::pin::Pin::new(&mut closed).poll_write(&mut cx, head);
+        assert!(
+            matches!(taken, std::task::Poll::Ready(Err(e)) if e.kind() == std::io::ErrorKind::WriteZero)
+        );
+    }
+
     /// Each of hyper's refusals gets its own code and a detail naming its cause; a status
     /// hyper has no cause for here is a request that cannot be read.
     #[test]
