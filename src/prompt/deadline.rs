@@ -112,3 +112,37 @@ impl PromptAssembler {
         self.assemble_measured(conversation, results, &mut Work::default(), deadline)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An instant reached has passed; one far off has not, until cancelled, and then for
+    /// every clone; a deadline keeps the instant it was given.
+    #[test]
+    fn a_deadline_passes_at_its_instant_or_once_cancelled() {
+        let now = Instant::now();
+        let reached = Deadline::at(now);
+        assert_eq!(reached.instant(), Some(now));
+        assert!(reached.has_passed() && !reached.is_cancelled());
+        assert!(matches!(reached.check(), Err(Error::DeadlinePassed)));
+
+        let far = Deadline::after(Duration::from_secs(3600));
+        assert!(far.instant().is_some_and(|at| at > now));
+        let clone = far.clone();
+        assert!(!clone.has_passed() && !clone.is_cancelled() && clone.check().is_ok());
+        far.cancel();
+        assert!(clone.has_passed() && clone.is_cancelled());
+        assert!(matches!(clone.check(), Err(Error::DeadlinePassed)));
+    }
+
+    /// A duration past the clock's end is no instant at all: only a cancel passes it.
+    #[test]
+    fn a_duration_too_long_for_the_clock_is_never() {
+        let never = Deadline::after(Duration::MAX);
+        assert_eq!(never.instant(), None);
+        assert!(!never.has_passed());
+        never.cancel();
+        assert!(never.has_passed());
+    }
+}

@@ -199,6 +199,44 @@ mod tests {
         assert_eq!(turns(&chain, &calls), [0..5, 5..6]);
     }
 
+    /// The instructions are `system` and `developer` only: a user's or assistant's message
+    /// (or a tool's) is history, and may go.
+    #[test]
+    fn only_system_and_developer_messages_are_instructions() {
+        for role in ["system", "developer"] {
+            assert!(is_instruction(role), "{role}");
+        }
+        for role in ["user", "assistant", "tool", "ipython"] {
+            assert!(!is_instruction(role), "{role}");
+        }
+    }
+
+    /// Each role that names a tool's result (`tool`, Llama's `ipython`, the older
+    /// `function`) stays with the call across a user message; an assistant's message there
+    /// is no result and joins nothing.
+    #[test]
+    fn every_result_role_stays_with_its_call() {
+        let shape = |role| TurnShape {
+            role,
+            calls_tools: role == "caller",
+            answers: None,
+        };
+        // Each turn as (start, end).
+        for (role, expected) in [
+            ("tool", vec![(0, 4)]),
+            ("ipython", vec![(0, 4)]),
+            ("function", vec![(0, 4)]),
+            ("assistant", vec![(0, 2), (2, 4)]),
+        ] {
+            let shapes = [shape("user"), shape("caller"), shape("user"), shape(role)];
+            let turns: Vec<_> = turns(&shapes, &[])
+                .iter()
+                .map(|turn| (turn.start, turn.end))
+                .collect();
+            assert_eq!(turns, expected, "{role}");
+        }
+    }
+
     #[test]
     fn nothing_goes_while_it_fits_and_a_trim_leaves_a_step_free() {
         assert_eq!(first_kept(&[10, 10, 10], 30, 0.25), 0);

@@ -115,3 +115,76 @@ pub(crate) fn message_costs(
     }
     Ok(Some(costs))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prompt::template::Piece;
+    use crate::tokenizer::TokenCounter;
+
+    /// One token per byte: every share is its stretch's length.
+    struct Bytes;
+
+    impl TokenCounter for Bytes {
+        fn name(&self) -> &str {
+            "bytes"
+        }
+        fn token_lengths(&self, text: &str, lengths: &mut Vec<u32>) {
+            lengths.extend(std::iter::repeat_n(1, text.len()));
+        }
+    }
+
+    fn costs(rendered: &Rendered, contents: &[Option<&str>]) -> Option<Vec<usize>> {
+        message_costs(rendered, contents, &mut Counting::new(&Bytes, None)).unwrap()
+    }
+
+    /// A prompt of three control tokens (`<c>`, one token each) and four messages: the first
+    /// content as written, the second only stripped (a template that trims), the third none.
+    /// Each message owns from the end of the content before it to the end of its own, control
+    /// tokens included (one standing right at a content's end is the next message's), and the
+    /// last owns the rest.
+    #[test]
+    fn each_message_owns_the_stretch_up_to_the_end_of_its_content() {
+        let text = "<c>u: hello<c>a:  world \n<c>q";
+        let rendered = Rendered {
+            text: Some(text.to_string()),
+            pieces: vec![Piece::Span(3..11), Piece::Span(14..25), Piece::Span(28..29)],
+            fixed_tokens: 3,
+            controls: vec![0..3, 11..14, 25..28],
+            per_message: None,
+        };
+        let contents = [Some("hello"), Some("\n world\u{1f}"), None, Some("q")];
+        // `<c>u: hello` | `<c>a:  world` | nothing | ` \n<c>q`.
+        assert_eq!(costs(&rendered, &contents), Some(vec![9, 10, 0, 4]));
+        let total: usize = costs(&rendered, &contents).unwrap().iter().sum();
+        assert_eq!(total, 3 + text.len() - 9);
+        // A content the template rewrote: no shares.
+        assert_eq!(costs(&rendered, &[Some("absent"), Some("q")]), None);
+        let without_text = Rendered {
+            text: None,
+            ..rendered
+        };
+        assert_eq!(costs(&without_text, &contents), None);
+    }
+
+    /// OpenAI's rule has no text: each message costs its pieces and its own fixed tokens, and
+    /// the reply's priming (the fixed tokens no message owns) goes to the last.
+    #[test]
+    fn without_text_each_message_costs_its_pieces_and_the_last_the_priming() {
+        let rendered = Rendered {
+            text: None,
+            pieces: vec![
+                Piece::Owned("abcd".into()),
+                Piece::Owned("xy".into()),
+                Piece::Owned("z".into()),
+            ],
+            fixed_tokens: 3 + 4 + 2,
+            controls: Vec::new(),
+            per_message: Some(vec![(0..2, 3), (2..3, 4)]),
+        };
+        assert_eq!(
+            costs(&rendered, &[None, None]),
+            Some(vec![3 + 6, 4 + 1 + 2])
+        );
+    }
+}

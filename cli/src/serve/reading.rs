@@ -210,6 +210,103 @@ mod tests {
         unreadable(&headers(pairs), 100).map(|problem| problem.status().as_u16())
     }
 
+    /// A body `left` chunks long, counting the bytes taken from it.
+    struct Chunks {
+        left: usize,
+        chunk: Bytes,
+        taken: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    }
+
+    impl HttpBody for Chunks {
+        type Data = Bytes;
+        type Error = std::convert::Infallible;
+
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Self::Error>>> {
+            if self.left == 0 {
+                return std::task::Poll::Ready(None);
+            }
+            self.left -= 1;
+            let chunk = self.chunk.clone();
+            self.taken
+                .fetch_add(chunk.len(), std::sync::atomic::Ordering::SeqCst);
+            std::task::Poll::Ready(Some(Ok(hyper::body::Frame::data(chunk))))
+        }
+    }
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    }
+
+    /// A body that declares no length is held to the limit as it comes: `limit` bytes are
+    /// read, one more is a 413.
+    #[test]
+    fn a_body_without_a_length_is_read_up_to_the_limit_and_no_further() {
+        let runtime = runtime();
+        let read_of = |size: usize| {
+            let request = Request::builder()
+                .body(Body::from(vec![b'x'; size]))
+                .unwrap();
+            runtime
+                .block_on(read(request, 100, &Deadline::never()))
+                .map(Request::into_body)
+                .map_err(|response| response.status().as_u16())
+        };
+        let whole = read_of(100).expect("at the limit");
+        let bytes = runtime.block_on(axum::body::to_bytes(whole, 1000)).unwrap();
+        assert_eq!(bytes.len(), 100);
+        assert_eq!(read_of(101).err(), Some(413));
+    }
+
+    /// A refused body is thrown away up to the bound and no further: reading stops at the
+    /// first chunk past [`DISCARD_BYTES`], of a body twice as long.
+    #[test]
+    fn a_refused_body_is_thrown_away_only_up_to_the_bound() {
+        const CHUNK: usize = 1 << 20;
+        let taken = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let body = Body::new(Chunks {
+            left: 2 * usize::try_from(DISCARD_BYTES).unwrap() / CHUNK,
+            chunk: Bytes::from(vec![0; CHUNK]),
+            taken: taken.clone(),
+        });
+        runtime().block_on(discard(body, None));
+        let taken = taken.load(std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(taken, usize::try_from(DISCARD_BYTES).unwrap() + CHUNK);
+    }
+
+    /// Behind a refusal, the body is read away (a client writing it whole before reading then
+    /// reads its answer), unless the client asked to be told first (`Expect: 100-continue`):
+    /// then it sends no more, and nothing is read. The refusal closes the connection.
+    #[test]
+    fn a_refused_body_is_read_away_unless_the_client_waits_to_be_told() {
+        let runtime = runtime();
+        let taken_behind = |pairs: &[(header::HeaderName, &str)]| {
+            let taken = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            let body = Body::new(Chunks {
+                left: 3,
+                chunk: Bytes::from_static(b"0123456789"),
+                taken: taken.clone(),
+            });
+            runtime.block_on(async {
+                let response = refuse(over_limit(1), body, &headers(pairs), &Deadline::never());
+                assert_eq!(response.status().as_u16(), 413);
+                assert_eq!(response.headers()[header::CONNECTION], "close");
+                // The discard runs on this thread: a bounded number of turns lets it finish.
+                for _ in 0..100 {
+                    tokio::task::yield_now().await;
+                }
+            });
+            taken.load(std::sync::atomic::Ordering::SeqCst)
+        };
+        assert_eq!(taken_behind(&[]), 30);
+        assert_eq!(taken_behind(&[(header::EXPECT, "100-Continue")]), 0);
+    }
+
     #[test]
     fn a_head_that_says_the_body_cannot_be_read_is_refused_before_it() {
         assert_eq!(status(&[(header::CONTENT_LENGTH, "101")]), Some(413));

@@ -162,6 +162,102 @@ fn rewritten(written: &[u8]) -> Option<Vec<u8>> {
 mod tests {
     use super::rewritten;
 
+    /// A writer that takes at most 7 bytes a call, or none.
+    struct Narrow {
+        written: Vec<u8>,
+        takes: usize,
+    }
+
+    impl tokio::io::AsyncWrite for Narrow {
+        fn poll_write(
+            mut self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+            buf: &[u8],
+        ) -> std::task::Poll<std::io::Result<usize>> {
+            let n = buf.len().min(self.takes);
+            self.written.extend_from_slice(&buf[..n]);
+            std::task::Poll::Ready(Ok(n))
+        }
+        fn poll_flush(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+        fn poll_shutdown(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+    }
+
+    /// A refusal is taken whole in one write and goes out in as many writes as the
+    /// connection needs, all of it; a connection that takes nothing is an error, not a loop.
+    #[test]
+    fn a_rewritten_refusal_is_written_whole_through_short_writes() {
+        use tokio::io::AsyncWrite;
+        let head = b"HTTP/1.1 414 URI Too Long\r\ncontent-length: 0\r\n\r\n";
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        let mut connection = super::Refusals::new(Narrow {
+            written: Vec::new(),
+            takes: 7,
+        });
+        let taken = std::pin::Pin::new(&mut connection).poll_write(&mut cx, head);
+        assert!(matches!(taken, std::task::Poll::Ready(Ok(n)) if n == head.len()));
+        let flushed = std::pin::Pin::new(&mut connection).poll_flush(&mut cx);
+        assert!(matches!(flushed, std::task::Poll::Ready(Ok(()))));
+        assert_eq!(Some(connection.inner.written), rewritten(head));
+
+        let mut closed = super::Refusals::new(Narrow {
+            written: Vec::new(),
+            takes: 0,
+        });
+        let taken = std::pin::Pin::new(&mut closed).poll_write(&mut cx, head);
+        assert!(
+            matches!(taken, std::task::Poll::Ready(Err(e)) if e.kind() == std::io::ErrorKind::WriteZero)
+        );
+    }
+
+    /// Each of hyper's refusals gets its own code and a detail naming its cause; a status
+    /// hyper has no cause for here is a request that cannot be read.
+    #[test]
+    fn each_refusal_names_its_cause() {
+        for (status, code, cause) in [
+            (400, "INVALID_ARGUMENT", "Content-Length given twice"),
+            (408, "TIMEOUT", "header_timeout_seconds"),
+            (414, "URI_TOO_LONG", "65,534 bytes"),
+            (431, "HEADERS_TOO_LARGE", "100 header fields"),
+            (505, "INVALID_ARGUMENT", "cannot be read as HTTP/1.1"),
+        ] {
+            let head = format!("HTTP/1.1 {status} X\r\ncontent-length: 0\r\n\r\n");
+            let out = String::from_utf8(rewritten(head.as_bytes()).expect("rewritten")).unwrap();
+            let body = out.split_once("\r\n\r\n").unwrap().1;
+            let problem: serde_json::Value = serde_json::from_str(body).unwrap();
+            assert_eq!(problem["code"].as_str(), Some(code), "{status}");
+            let detail = problem["detail"].as_str().unwrap_or_default();
+            assert!(detail.contains(cause), "{status}: {detail}");
+        }
+    }
+
+    /// Only a head alone, of at most `REFUSAL_BYTES`, is looked at: a longer write, or one
+    /// with anything after its head, is passed on as it is.
+    #[test]
+    fn a_long_write_or_one_past_its_head_is_not_looked_through() {
+        let refusal = "HTTP/1.1 431 X\r\ncontent-length: 0\r\n";
+        let padding = format!("x-pad: {}\r\n", "a".repeat(super::REFUSAL_BYTES));
+        let long = format!("{refusal}{padding}\r\n");
+        assert_eq!(rewritten(long.as_bytes()), None);
+        let at_bound = format!(
+            "{refusal}x-pad: {}\r\n\r\n",
+            "a".repeat(super::REFUSAL_BYTES - refusal.len() - 11)
+        );
+        assert_eq!(at_bound.len(), super::REFUSAL_BYTES);
+        assert!(rewritten(at_bound.as_bytes()).is_some());
+        let past_head = format!("{refusal}\r\nX\r\n\r\n");
+        assert_eq!(rewritten(past_head.as_bytes()), None);
+    }
+
     #[test]
     fn only_hyper_s_empty_refusals_are_rewritten() {
         let refusal = b"HTTP/1.1 431 Request Header Fields Too Large\r\nconnection: close\r\ncontent-length: 0\r\ndate: Sun, 06 Dec 2026 05:24:58 GMT\r\n\r\n";

@@ -175,6 +175,82 @@ mod tests {
         assert!(checks.load(Ordering::SeqCst) > 0);
     }
 
+    /// A job at work holds its worker: `busy` counts it while it runs, and not after.
+    #[test]
+    fn a_running_job_is_counted_busy_until_it_ends() {
+        let runtime = runtime();
+        let workers = Workers::new(2);
+        assert_eq!(workers.busy(), 0);
+        let (started, running) = std::sync::mpsc::channel();
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        let never = Deadline::never();
+        runtime.block_on(async {
+            let job = workers.run(&never, move |_| {
+                started.send(()).unwrap();
+                released.recv().unwrap();
+                Ok(1)
+            });
+            let watch = async {
+                tokio::task::spawn_blocking(move || running.recv().unwrap())
+                    .await
+                    .unwrap();
+                let busy = workers.busy();
+                release.send(()).unwrap();
+                busy
+            };
+            let (answer, busy) = tokio::join!(job, watch);
+            assert_eq!((answer.ok(), busy), (Some(1), 1));
+        });
+        assert_eq!(workers.busy(), 0);
+    }
+
+    /// A job that goes on past its deadline but finishes once told to stop gave an answer
+    /// after all: that answer is sent, not a 503.
+    #[test]
+    fn a_job_that_finishes_once_told_to_stop_is_answered_with_its_work() {
+        let runtime = runtime();
+        let workers = Workers::new(1);
+        let answer = runtime.block_on(workers.run(
+            &Deadline::after(Duration::from_millis(20)),
+            |deadline: &Deadline| {
+                while !deadline.is_cancelled() {
+                    std::thread::yield_now();
+                }
+                Ok(7)
+            },
+        ));
+        assert_eq!(answer.ok(), Some(7));
+    }
+
+    /// A request dropped unanswered (its client went away) cancels its job's deadline: a job
+    /// with no instant to stop at stops all the same.
+    #[test]
+    fn a_request_dropped_unanswered_stops_its_job() {
+        let runtime = runtime();
+        let workers = Workers::new(1);
+        let (started, running) = tokio::sync::oneshot::channel();
+        // The job looks for its cancellation a bounded number of times, then gives up.
+        let (seen, saw) = std::sync::mpsc::channel();
+        let never = Deadline::never();
+        runtime.block_on(async {
+            let job = workers.run(&never, move |deadline: &Deadline| {
+                started.send(()).unwrap();
+                let mut looks = 0;
+                while !deadline.is_cancelled() && looks < 100_000 {
+                    looks += 1;
+                    std::thread::sleep(Duration::from_micros(100));
+                }
+                seen.send(deadline.is_cancelled()).unwrap();
+                Ok(())
+            });
+            tokio::select! {
+                _ = job => unreachable!("the job ends only when cancelled"),
+                _ = running => {}
+            }
+        });
+        assert_eq!(saw.recv().ok(), Some(true));
+    }
+
     /// A deadline already passed: no worker is taken, nothing runs.
     #[test]
     fn a_deadline_already_passed_runs_nothing() {
