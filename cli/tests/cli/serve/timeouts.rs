@@ -1,20 +1,22 @@
 //! A request past its timeout stops its work: its worker is free when its 503 comes, so the
 //! next request is served, and SIGTERM does not wait for work nobody will read.
 //!
-//! The heavy work is a whole prompt through a template that rewrites every message (so each
-//! message's cost is measured by rendering the conversation once per turn): a long
-//! conversation takes long to fit (1,000 turns about 15 s in a debug build, 2,500 turns
-//! minutes), far past the timeouts here. What is asserted is state: the answers' statuses, the
-//! workers at work as `/metrics` counts them, how the stop went; the read timeouts only catch
-//! a hang.
+//! The heavy work is a whole prompt of 40,000 turns through a template that rewrites every
+//! message (so each message's share is estimated from its own count): about 8 s to fit in a
+//! debug build, sixteen times the longest timeout here, in counts that each check the deadline.
+//! What is asserted is state: the answers' statuses, the workers at work as `/metrics` counts
+//! them, how the stop went; the read timeouts only catch a hang.
 
 use super::super::TempFile;
 use super::{Service, curl, post, terminate};
 use crate::prompt::chatml_tokenizer;
 
 /// A template that writes every message in capitals: the fitting cannot find the messages'
-/// own text in the prompt, and renders the conversation once per turn to cost them.
+/// own text in the prompt, and counts each message to estimate its share.
 const SHOUTING: &str = "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content | upper }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
+
+/// Turns of a heavy request: seconds of work, far past the timeouts, in a debug build.
+const HEAVY_TURNS: usize = 40_000;
 
 /// The files a heavy profile reads, kept while the service runs.
 struct Heavy {
@@ -76,8 +78,8 @@ fn gauge(service: &Service, name: &str) -> usize {
 fn after_requests_past_the_timeout_their_workers_are_free_and_the_next_is_served() {
     let heavy = Heavy::new();
     let service = heavy.service("timeout_seconds = 0.5");
-    // Minutes of work if it were not stopped: curl's 30 s catch that as a hang.
-    let body = TempFile::new("heavy.json", heavy_body(2500).as_bytes());
+    // Seconds of work if it were not stopped; curl's 30 s only catch a hang.
+    let body = TempFile::new("heavy.json", heavy_body(HEAVY_TURNS).as_bytes());
     // As many heavy requests as the service has workers (one per core): every worker busy.
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let url = service.url("/v1/chat/prompt");
@@ -105,8 +107,8 @@ fn after_requests_past_the_timeout_their_workers_are_free_and_the_next_is_served
 fn sigterm_with_heavy_work_in_flight_answers_it_and_exits_within_the_drain() {
     let heavy = Heavy::new();
     let mut service = heavy.service("timeout_seconds = 1\nheader_timeout_seconds = 1");
-    // Minutes of work if it were not stopped.
-    let body = TempFile::new("heavy.json", heavy_body(2500).as_bytes());
+    // Seconds of work if it were not stopped.
+    let body = TempFile::new("heavy.json", heavy_body(HEAVY_TURNS).as_bytes());
     let url = service.url("/v1/chat/prompt");
     let path = body.path().to_string();
     let in_flight = std::thread::spawn(move || super::post_file(&url, &path));
@@ -124,7 +126,7 @@ fn sigterm_with_heavy_work_in_flight_answers_it_and_exits_within_the_drain() {
     in_flight.join().unwrap().problem(503, "TIMEOUT");
     // The work stopped at the deadline, so the drain (header_timeout_seconds +
     // timeout_seconds) saw every request answered, and the process did not wait for work
-    // nobody reads. Without the stop, the work would run for minutes: 60 s only catches that.
+    // nobody reads. 60 s only catches a hang.
     let hang = std::time::Instant::now() + std::time::Duration::from_secs(60);
     let status = loop {
         if let Some(status) = service.child.try_wait().unwrap() {
