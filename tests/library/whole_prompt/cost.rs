@@ -12,16 +12,20 @@ use crate::common::fixture;
 
 const CHATML: &str = "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}<|im_start|>assistant\n";
 
-fn prompts(cache: &TokenCache) -> PromptAssembler {
-    let template = ChatTemplate::jinja(
-        CHATML,
+/// A ChatML template of `source`, counted with `o200k_base`.
+fn chatml(source: &str) -> ChatTemplate {
+    ChatTemplate::jinja(
+        source,
         Encoding::O200kBase,
         ["<|im_start|>".to_string(), "<|im_end|>".to_string()],
         None,
         None,
     )
-    .unwrap();
-    PromptBuilder::new(template, 8192)
+    .unwrap()
+}
+
+fn prompts(cache: &TokenCache) -> PromptAssembler {
+    PromptBuilder::new(chatml(CHATML), 8192)
         .reserve(1024)
         .date(
             "2026-12-02"
@@ -110,24 +114,11 @@ fn a_cold_prompt_costs_about_one_count_and_the_next_turn_what_is_new() {
 #[test]
 fn renders_stay_few_however_long_the_conversation() {
     let results = fixture("pricing.json");
-    let upper = ChatTemplate::jinja(
+    let upper = chatml(
         "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content | upper }}<|im_end|>\n{% endfor %}<|im_start|>assistant\n",
-        Encoding::O200kBase,
-        ["<|im_start|>".to_string(), "<|im_end|>".to_string()],
-        None,
-        None,
-    )
-    .unwrap();
-    let chatml = ChatTemplate::jinja(
-        CHATML,
-        Encoding::O200kBase,
-        ["<|im_start|>".to_string(), "<|im_end|>".to_string()],
-        None,
-        None,
-    )
-    .unwrap();
+    );
     for (name, template) in [
-        ("chatml", chatml),
+        ("chatml", chatml(CHATML)),
         ("harmony", ChatTemplate::harmony()),
         ("upper", upper),
     ] {
