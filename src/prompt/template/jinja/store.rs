@@ -62,9 +62,14 @@ pub(super) fn rewrite_namespace_sets(source: &str) -> String {
 /// Where a tag opened at the start of `tag` ends: after the first `close` outside a string
 /// literal, or at the end of the source.
 fn tag_end(tag: &str, close: &str) -> usize {
-    let bytes = tag.as_bytes();
+    outside_strings(tag, 2, close).map_or(tag.len(), |at| at + close.len())
+}
+
+/// The first `close` in `text` from byte `from` on that is outside a string literal.
+fn outside_strings(text: &str, from: usize, close: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
     let mut quote = None;
-    let mut j = 2;
+    let mut j = from;
     while j < bytes.len() {
         let b = bytes[j];
         match quote {
@@ -72,12 +77,12 @@ fn tag_end(tag: &str, close: &str) -> usize {
             Some(q) if b == q => quote = None,
             Some(_) => {}
             None if b == b'\'' || b == b'"' => quote = Some(b),
-            None if bytes[j..].starts_with(close.as_bytes()) => return j + close.len(),
+            None if bytes[j..].starts_with(close.as_bytes()) => return Some(j),
             None => {}
         }
         j += 1;
     }
-    tag.len()
+    None
 }
 
 /// For a tag starting `{% set a.b =`, its head (through `=`), expression and closing
@@ -120,29 +125,14 @@ fn namespace_set(tag: &str) -> Option<(&str, &str, &str)> {
     i = (bytes.get(i) == Some(&b'=') && bytes.get(i + 1) != Some(&b'=')).then_some(i + 1)?;
     let head = &tag[..i];
     // The expression ends at the first `%}` outside a string literal.
-    let mut j = i;
-    let mut quote = None;
-    while j < bytes.len() {
-        let b = bytes[j];
-        match quote {
-            Some(_) if b == b'\\' => j += 1,
-            Some(q) if b == q => quote = None,
-            Some(_) => {}
-            None if b == b'\'' || b == b'"' => quote = Some(b),
-            None if bytes[j..].starts_with(b"%}") => {
-                let mut end = j;
-                if end > i && matches!(bytes[end - 1], b'-' | b'+') {
-                    end -= 1;
-                }
-                let expr = tag[i..end].trim_end();
-                let tail_start = i + expr.len();
-                return (!expr.trim().is_empty()).then(|| (head, expr, &tag[tail_start..j + 2]));
-            }
-            None => {}
-        }
-        j += 1;
+    let j = outside_strings(tag, i, "%}")?;
+    let mut end = j;
+    if end > i && matches!(bytes[end - 1], b'-' | b'+') {
+        end -= 1;
     }
-    None
+    let expr = tag[i..end].trim_end();
+    let tail_start = i + expr.len();
+    (!expr.trim().is_empty()).then(|| (head, expr, &tag[tail_start..j + 2]))
 }
 
 /// The function: `value`, if it may be stored.
