@@ -50,6 +50,14 @@ pub(super) fn strip<'a>(s: &'a str, chars: Option<&str>, side: Side) -> &'a str 
     }
 }
 
+/// How many splits Python's `maxsplit` allows: a negative or missing one, all of them.
+pub(super) fn split_limit(maxsplit: Option<i64>) -> usize {
+    match maxsplit {
+        Some(n) if n >= 0 => usize::try_from(n).unwrap_or(usize::MAX),
+        _ => usize::MAX,
+    }
+}
+
 /// `str.split(sep, maxsplit)`.
 ///
 /// # Errors
@@ -60,10 +68,7 @@ pub(super) fn split<'a>(
     sep: Option<&str>,
     maxsplit: Option<i64>,
 ) -> Result<Vec<&'a str>, String> {
-    let limit = match maxsplit {
-        Some(n) if n >= 0 => usize::try_from(n).unwrap_or(usize::MAX),
-        _ => usize::MAX,
-    };
+    let limit = split_limit(maxsplit);
     match sep {
         Some("") => Err("empty separator".to_string()),
         Some(sep) => {

@@ -136,10 +136,7 @@ pub(super) fn rsplit<'a>(
     sep: Option<&str>,
     maxsplit: Option<i64>,
 ) -> Result<Vec<&'a str>, String> {
-    let limit = match maxsplit {
-        Some(n) if n >= 0 => usize::try_from(n).unwrap_or(usize::MAX),
-        _ => usize::MAX,
-    };
+    let limit = super::python::split_limit(maxsplit);
     let mut parts = Vec::new();
     match sep {
         Some("") => return Err("empty separator".to_string()),
