@@ -5,6 +5,7 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::common;
 
@@ -19,14 +20,19 @@ thread_local! {
     static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
 }
 
-fn count_one() {
+/// The largest single allocation any thread has asked for: a chat template's render runs on
+/// a thread of its own, so only a count shared by all threads sees it.
+static LARGEST: AtomicUsize = AtomicUsize::new(0);
+
+fn count_one(size: usize) {
     ALLOCATIONS.with(|count| count.set(count.get() + 1));
+    LARGEST.fetch_max(size, Ordering::Relaxed);
 }
 
 // SAFETY: defers to the system allocator; only counts calls.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count_one();
+        count_one(layout.size());
         // SAFETY: same contract as ours.
         unsafe { System.alloc(layout) }
     }
@@ -35,7 +41,7 @@ unsafe impl GlobalAlloc for Counting {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count_one();
+        count_one(new_size);
         // SAFETY: same contract as ours.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -140,4 +146,49 @@ fn allocations_per_extra_block_are_bounded(engine: Engine) {
     let slope = (a1 - a0) as f64 / (b1 - b0) as f64;
     println!("{engine}: about {slope:.1} allocations per extra block");
     assert!(slope <= 60.0, "{engine}: {slope}");
+}
+
+/// A chat template turning a container into text (`~`, `in`, a text filter or test) pays for
+/// the text before it is written, so a render that runs out of fuel never asked for more than
+/// its fuel buys: here a few megabytes, where each template would write 2 GB before being
+/// charged. (No other test of this binary asks for a gigabyte at once.)
+#[test]
+fn templates_turning_containers_into_text_allocate_within_their_fuel() {
+    use mentor_context::prompt::{ChatTemplate, Message, PromptBuilder};
+    let big = "{% set s = 'x' * 1000000 %}";
+    let cases = [
+        "{{ '' ~ ([s] * 2000) }}",
+        "{{ ([s] * 2000) ~ '' }}",
+        "{{ ([s] * 2000)|upper }}",
+        "{{ 'a'|replace('a', [s] * 2000) }}",
+        "{{ 'abc' is startingwith([s] * 2000) }}",
+        "{{ ([s] * 2000) in 'abc' }}",
+        "{{ ([s] * 2000) is in 'abc' }}",
+    ];
+    for case in cases {
+        let template = ChatTemplate::jinja(
+            &format!("{big}{case}{{% for m in messages %}}{{{{ m.content }}}}{{% endfor %}}"),
+            Encoding::O200kBase,
+            [],
+            None,
+            None,
+        )
+        .unwrap();
+        LARGEST.store(0, Ordering::Relaxed);
+        let outcome = PromptBuilder::new(template, 100_000)
+            .build()
+            .unwrap()
+            .assemble(&[Message::user("Hello")], &[])
+            .map(|prompt| prompt.token_count);
+        let largest = LARGEST.load(Ordering::Relaxed);
+        let err = outcome.expect_err(case).to_string();
+        assert!(
+            err.contains("out of fuel") || err.contains("requires string as left operand"),
+            "{case}: {err}"
+        );
+        assert!(
+            largest < 1 << 30,
+            "{case}: asked for {largest} bytes at once"
+        );
+    }
 }

@@ -58,6 +58,12 @@ CASES += [
     "{{ [[1], 2]|sum(start=[]) }}", "{{ [1, 2]|sum(start=10) }}",
     "{{ '%s-%d-%5.1f'|format('a', 3, 2.25) }}", "{{ '%(a)s'|format(a=1) }}",
     "{{ 'a\\nb'.splitlines(true) }}", "{{ 'x'.startswith(('a', 'x')) }}",
+    # `~`, `in` and the text filters write a container as Python's str() of it.
+    "{{ none ~ 'x' ~ 1 ~ true }}", "{{ [1, 'a', none] ~ '' }}", "{{ 'x' ~ {'a': (1,)} }}",
+    "{{ 'a' ~ 'b' ~ 'c' }}", "{{ ('a' ~ 'b') ~ ('c' ~ 'd') }}", "{{ 1 + 2 ~ 3 }}",
+    "{{ 'b' in 'abc' }}|{{ 'x' not in 'abc' }}|{{ 1 in [1, 2] }}|{{ 'a' in {'a': 1} }}",
+    "{{ [1] in 'abc' }}", "{{ ['a']|upper }}", "{{ [1]|replace('1', '2') }}",
+    "{{ 'a' is in 'abc' }}",
 ]
 
 

@@ -14,13 +14,15 @@
 //! grows only with its input.
 //!
 //! Every allocation a template can cause is paid for before it is made: minijinja's own for its
-//! operators and filters, [`Meter`] for ours. What a render can hold is therefore at most a
+//! operators and filters, [`Meter`] for ours. Where minijinja would write a container as text
+//! without paying first (`~`, `in` on a string, the filters that take text), the template goes
+//! through ours instead (`stringify.rs`). What a render can hold is therefore at most a
 //! few bytes per unit of fuel, and the text our code builds at most [`BYTES_PER_FUEL`] bytes
 //! per fuel.
 //!
 //! Nesting is bounded apart: [`MAX_DEPTH`] levels in every recursive path of ours (`repr`,
 //! `tojson`, `join`'s items, what a namespace stores), and a value nested deeper is an error
-//! naming the bound. minijinja's own recursive paths (`~`, comparisons, dropping) cannot be
+//! naming the bound. minijinja's own recursive paths (comparisons, dropping) cannot be
 //! bounded from outside, so the render's stack is sized for the deepest value a render can
 //! build ([`stack_for`]), the lesser of two bounds: what its fuel pays for, and what its source
 //! can write. A value outlives a loop's iteration only through a namespace (a `set` in a loop

@@ -24,6 +24,7 @@ mod pyjson;
 mod python;
 mod repr;
 mod store;
+mod stringify;
 mod strings;
 
 use std::fmt::Write as _;
@@ -104,7 +105,7 @@ impl JinjaTemplate {
             .lstrip_blocks(true)
             .build()
             .map_err(|e| e.to_string())?;
-        env.set_syntax(syntax);
+        env.set_syntax(syntax.clone());
         // Set per render (`bounds::fuel_for`); this only turns the tracking on.
         env.set_fuel(Some(bounds::BASE_FUEL));
         env.set_recursion_limit(RECURSION_LIMIT);
@@ -134,8 +135,8 @@ impl JinjaTemplate {
         env.add_filter("format", filters::format_filter);
         env.add_function("raise_exception", raise_exception);
         env.add_function(store::STORE, store::store);
+        stringify::install(&mut env);
         let source = store::rewrite_namespace_sets(&rewrite_generation_tags(source));
-        let source_bytes = source.len();
         // The parser and the compiler recurse once per link of a filter chain (`x|f|f|...`),
         // so a template compiles on a stack sized for the longest chain it can hold.
         let compiled = std::thread::scope(|scope| {
@@ -143,6 +144,9 @@ impl JinjaTemplate {
                 .name("chat-template-compile".to_string())
                 .stack_size(bounds::compile_stack_for(source.len()))
                 .spawn_scoped(scope, || {
+                    let source =
+                        stringify::rewrite_operators(&source, syntax).map_err(|e| describe(&e))?;
+                    let source_bytes = source.len();
                     env.add_template_owned(NAME, source)
                         .map_err(|e| describe(&e))?;
                     // `undeclared_variables` parses the source again, as deep.
@@ -151,13 +155,13 @@ impl JinjaTemplate {
                         .map_err(|e| describe(&e))?
                         .undeclared_variables(false)
                         .contains("documents");
-                    Ok::<_, String>((env, reads_documents))
+                    Ok::<_, String>((env, reads_documents, source_bytes))
                 })
                 .map_err(|e| format!("no thread to compile the template on: {e}"))?
                 .join()
                 .map_err(|_| "the template's compiler panicked".to_string())?
         });
-        let (env, reads_documents) = compiled?;
+        let (env, reads_documents, source_bytes) = compiled?;
         Ok(JinjaTemplate {
             env,
             reads_documents,
