@@ -98,8 +98,7 @@ pub(crate) fn for_template(
         return Err(Error::PromptSetting {
             setting: "tools",
             problem: format!(
-                "the {} chat template does not take tools yet: only Hugging Face (Jinja) \
-                 templates do",
+                "the {} chat template does not take tools yet",
                 template.name()
             ),
         });

@@ -9,11 +9,13 @@
 
 mod files;
 mod harmony;
+mod harmony_tools;
 #[cfg(feature = "huggingface")]
 mod hf_config;
 pub(crate) mod jinja;
 mod mistral;
 mod openai;
+mod reasoning;
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -25,6 +27,7 @@ use super::date::ConversationDate;
 use crate::error::Error;
 use crate::tokenizer::{Encoding, TekkenTokenizer, TokenCounter};
 use jinja::JinjaTemplate;
+pub use reasoning::ReasoningEffort;
 
 /// A model's chat template, with the tokenizer that counts what it writes.
 ///
@@ -58,7 +61,7 @@ enum Kind {
         bos_token: Option<String>,
         eos_token: Option<String>,
     },
-    Harmony,
+    Harmony(ReasoningEffort),
     OpenAi,
     Mistral(mistral::Format),
 }
@@ -181,24 +184,51 @@ impl ChatTemplate {
         .expect("a handful of control tokens always builds")
     }
 
-    /// gpt-oss, in OpenAI's Harmony format, as `openai-harmony`'s
-    /// `render_conversation_for_completion` writes it: a system message with its defaults
-    /// (reasoning `medium`) and the conversation's date, the caller's system text as the
-    /// developer message's instructions, assistant turns on the `final` channel, and
+    /// gpt-oss, in OpenAI's Harmony format, as vLLM's chat endpoint maps a request to it and
+    /// `openai-harmony`'s `render_conversation_for_completion` writes it: a system message with
+    /// its defaults (reasoning `medium`) and the conversation's date, the caller's first system
+    /// text as the developer message's instructions, followed there by the tools (as
+    /// TypeScript types, `namespace functions`); assistant answers on the `final` channel,
+    /// tool calls `to=functions.NAME` on `commentary`, tool results from `functions.NAME`, and
     /// `<|start|>assistant` to end. Counted with `o200k_base` and Harmony's control tokens.
+    /// [`harmony_with`](Self::harmony_with) sets another reasoning effort.
+    #[must_use]
+    pub fn harmony() -> ChatTemplate {
+        ChatTemplate::harmony_with(ReasoningEffort::default())
+    }
+
+    /// gpt-oss as [`harmony`](Self::harmony), its system message saying `effort` as vLLM
+    /// writes a request's `reasoning_effort` there (`Reasoning: high`).
+    ///
+    /// ```
+    /// use mentor_context::prompt::{ChatTemplate, ReasoningEffort};
+    ///
+    /// let thorough = ChatTemplate::harmony_with(ReasoningEffort::High);
+    /// assert_eq!(thorough.reasoning_effort(), Some(ReasoningEffort::High));
+    /// assert_eq!(ChatTemplate::harmony().reasoning_effort(), Some(ReasoningEffort::Medium));
+    /// ```
     ///
     /// # Panics
     ///
     /// Never: its control tokens are a fixed set.
     #[must_use]
-    pub fn harmony() -> ChatTemplate {
+    pub fn harmony_with(effort: ReasoningEffort) -> ChatTemplate {
         ChatTemplate::new(
-            Kind::Harmony,
+            Kind::Harmony(effort),
             Arc::new(Encoding::O200kBase),
             harmony::control_tokens(),
             "harmony/o200k_harmony".to_string(),
         )
         .expect("Harmony's control tokens always build")
+    }
+
+    /// The reasoning effort a Harmony template writes (`None` for other templates).
+    #[must_use]
+    pub fn reasoning_effort(&self) -> Option<ReasoningEffort> {
+        match self.inner.kind {
+            Kind::Harmony(effort) => Some(effort),
+            _ => None,
+        }
     }
 
     /// Mistral's instruct format for a Tekken file, by the file's tokenizer version, as
@@ -282,11 +312,11 @@ impl ChatTemplate {
     }
 
     /// Whether the template takes tool definitions: Hugging Face (Jinja) templates do (those
-    /// that ignore `tools` as `transformers` would); Harmony, Mistral and OpenAI's rule do not
-    /// yet.
+    /// that ignore `tools` as `transformers` would), and Harmony (gpt-oss); Mistral and
+    /// OpenAI's rule do not yet.
     #[must_use]
     pub fn takes_tools(&self) -> bool {
-        matches!(self.inner.kind, Kind::Jinja { .. })
+        matches!(self.inner.kind, Kind::Jinja { .. } | Kind::Harmony(_))
     }
 
     /// The control tokens: what splits the prompt, and what is neutralized.
@@ -334,17 +364,23 @@ impl ChatTemplate {
                     .map_err(|problem| Error::ChatTemplate { problem })?;
                 Ok(Rendered::split(text, control))
             }
-            _ if input.tools.is_some_and(|tools| tools.len() != Some(0)) => {
+            _ if !self.takes_tools() && input.tools.is_some_and(|tools| tools.len() != Some(0)) => {
                 Err(Error::Conversation {
                     problem: format!(
-                        "the {} template does not take tools yet: only Hugging Face (Jinja) \
-                         chat templates do",
+                        "the {} template does not take tools yet",
                         self.inner.name
                     ),
                 })
             }
-            Kind::Harmony => Ok(Rendered::split(
-                harmony::render(input.messages, input.date)?,
+            Kind::Harmony(effort) => Ok(Rendered::split(
+                harmony::render(
+                    input.messages,
+                    &harmony::Given {
+                        tools: input.tools,
+                        date: input.date,
+                        effort: *effort,
+                    },
+                )?,
                 control,
             )),
             Kind::Mistral(format) => Ok(Rendered::split(

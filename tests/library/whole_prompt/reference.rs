@@ -63,7 +63,7 @@ fn templates(dir: &Path) -> Vec<(String, ChatTemplate, Shape)> {
 }
 
 /// The results of every fixture, and a set whose every field holds control tokens.
-fn result_sets() -> Vec<Vec<MentorRagResult>> {
+pub(super) fn result_sets() -> Vec<Vec<MentorRagResult>> {
     let mut sets: Vec<Vec<MentorRagResult>> = common::fixture_names()
         .iter()
         .filter(|name| !name.starts_with("bench-markdown"))
@@ -270,7 +270,7 @@ fn prompts_and_counts_are_the_owners() {
 
 /// `token_count + reserve <= window`, and a context that left results out for lack of room
 /// filled at least 0.95 of what the window left it.
-fn check_fits(label: &str, seed: usize, prompt: &Prompt<'_>, window: usize, reserve: usize) {
+pub(super) fn check_fits(label: &str, seed: usize, prompt: &Prompt<'_>, window: usize, reserve: usize) {
     assert!(
         prompt.token_count + reserve <= window,
         "{label} seed {seed}: {} + {reserve} > {window}",
@@ -333,11 +333,19 @@ fn run_reference(python: &str, cases: &[Case], date: ConversationDate) -> Vec<Va
             })
         })
         .collect();
-    let folder = std::env::temp_dir().join(format!("whole-prompt-{}", std::process::id()));
+    run_script(python, &input)
+}
+
+/// What `tests/reference/whole_prompt.py` answers for `input`, one case each.
+pub(super) fn run_script(python: &str, input: &[Value]) -> Vec<Value> {
+    // One folder per run: the tests calling the script run at once in this process.
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let folder = std::env::temp_dir().join(format!("whole-prompt-{}-{run}", std::process::id()));
     std::fs::create_dir_all(&folder).unwrap();
     let cases_path = folder.join("cases.json");
     let out_path = folder.join("out.json");
-    std::fs::write(&cases_path, serde_json::to_vec(&input).unwrap()).unwrap();
+    std::fs::write(&cases_path, serde_json::to_vec(input).unwrap()).unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/whole_prompt.py");
     let status = Command::new(python)
         .arg(&script)
