@@ -3,6 +3,7 @@
 mod conversations;
 mod cost;
 mod deadline;
+mod harmony;
 mod harmony_reference;
 mod nothing_lost;
 mod properties;

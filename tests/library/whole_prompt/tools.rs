@@ -205,14 +205,11 @@ fn control_tokens_in_tools_follow_the_messages_rule() {
     assert_eq!(text.matches("<|im_end|>").count(), 4, "{text}");
 }
 
-/// Harmony, OpenAI's rule and Mistral do not take tools yet: one error naming the setting,
-/// at build; an empty array is no tools.
+/// OpenAI's rule and Mistral do not take tools yet: one error naming the setting, at build;
+/// an empty array is no tools.
 #[test]
 fn templates_without_tools_refuse_them() {
-    for template in [
-        ChatTemplate::harmony(),
-        ChatTemplate::openai(Encoding::O200kBase),
-    ] {
+    for template in [ChatTemplate::openai(Encoding::O200kBase)] {
         let err = PromptBuilder::new(template.clone(), 4096)
             .tools(tools(1, ""))
             .build()
