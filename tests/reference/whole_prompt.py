@@ -17,7 +17,8 @@ CASES_JSON is a JSON array of cases, each {"template", "messages", "documents", 
   folder with o200k_base.tiktoken); its out also has "controls_in_tools", the Harmony tokens
   inside tool results and calls' arguments;
 - "openai:ENCODING": the OpenAI cookbook's `num_tokens_from_messages` with tiktoken (3 per
-  message, 1 per name, 3 priming the reply);
+  message, 1 per name, 3 priming the reply), and its `num_tokens_for_tools` for the tools
+  (gpt-4o's constants for o200k_base, gpt-4's for cl100k_base);
 - "mistral:FILE": mistral-common's `encode_chat_completion` with the Tekken file, whose
   `version` (v3, v7, v11, v13) chooses the instruct format; its out also has "version", the
   version mistral-common read.
@@ -243,7 +244,59 @@ def openai(case, encoding):
             if key == "name":
                 count += tokens_per_name
     count += 3
+    if case.get("tools") is not None:
+        count += _num_tokens_for_tools(case["tools"], enc, {"o200k_base": "gpt-4o", "cl100k_base": "gpt-4"}[encoding])
     return {"prompt": None, "count": count, "controls_in_context": 0}
+
+
+def _num_tokens_for_tools(functions, encoding, model):
+    """The tools' part of the OpenAI cookbook's `num_tokens_for_tools` ("How to count tokens
+    with tiktoken", section 7: examples/How_to_count_tokens_with_tiktoken.ipynb in
+    openai/openai-cookbook), as written there, but for what it leaves undefined (it raises
+    KeyError): a missing description or type counts as empty, missing parameters or
+    properties as none, a type or enum item that is not a string as its JSON."""
+    if model in ["gpt-4o", "gpt-4o-mini"]:
+        func_init, prop_init, prop_key, enum_init, enum_item, func_end = 7, 3, 3, -3, 3, 12
+    elif model in ["gpt-3.5-turbo", "gpt-4"]:
+        func_init, prop_init, prop_key, enum_init, enum_item, func_end = 10, 3, 3, -3, 3, 12
+    else:
+        raise NotImplementedError(f"num_tokens_for_tools() is not implemented for model {model}.")
+
+    def text(value):
+        if value is None:
+            return ""
+        return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+    func_token_count = 0
+    if len(functions) > 0:
+        for f in functions:
+            func_token_count += func_init
+            function = f["function"]
+            f_name = function["name"]
+            f_desc = text(function.get("description"))
+            if f_desc.endswith("."):
+                f_desc = f_desc[:-1]
+            line = f_name + ":" + f_desc
+            func_token_count += len(encoding.encode(line))
+            properties = (function.get("parameters") or {}).get("properties") or {}
+            if len(properties) > 0:
+                func_token_count += prop_init
+                for key in list(properties.keys()):
+                    func_token_count += prop_key
+                    p_name = key
+                    p_type = text(properties[key].get("type"))
+                    p_desc = text(properties[key].get("description"))
+                    if "enum" in properties[key].keys():
+                        func_token_count += enum_init
+                        for item in properties[key]["enum"]:
+                            func_token_count += enum_item
+                            func_token_count += len(encoding.encode(text(item)))
+                    if p_desc.endswith("."):
+                        p_desc = p_desc[:-1]
+                    line = f"{p_name}:{p_type}:{p_desc}"
+                    func_token_count += len(encoding.encode(line))
+        func_token_count += func_end
+    return func_token_count
 
 
 def mistral(case, path):

@@ -15,6 +15,7 @@ mod hf_config;
 pub(crate) mod jinja;
 mod mistral;
 mod openai;
+mod openai_tools;
 mod reasoning;
 
 use std::ops::Range;
@@ -62,7 +63,7 @@ enum Kind {
         eos_token: Option<String>,
     },
     Harmony(ReasoningEffort),
-    OpenAi,
+    OpenAi(Encoding),
     Mistral(mistral::Format),
 }
 
@@ -176,7 +177,7 @@ impl ChatTemplate {
     pub fn openai(encoding: Encoding) -> ChatTemplate {
         let control = openai::control_tokens(encoding);
         ChatTemplate::new(
-            Kind::OpenAi,
+            Kind::OpenAi(encoding),
             Arc::new(encoding),
             control,
             format!("openai/{}", encoding.as_str()),
@@ -299,7 +300,7 @@ impl ChatTemplate {
     /// what is sent).
     #[must_use]
     pub fn writes_text(&self) -> bool {
-        !matches!(self.inner.kind, Kind::OpenAi)
+        !matches!(self.inner.kind, Kind::OpenAi(_))
     }
 
     /// Whether the template reads `documents` (Command-R's and Granite's do).
@@ -312,11 +313,39 @@ impl ChatTemplate {
     }
 
     /// Whether the template takes tool definitions: Hugging Face (Jinja) templates do (those
-    /// that ignore `tools` as `transformers` would), and Harmony (gpt-oss); Mistral and
-    /// OpenAI's rule do not yet.
+    /// that ignore `tools` as `transformers` would), Harmony (gpt-oss), and OpenAI's rule for
+    /// the models the cookbook's `num_tokens_for_tools` names (`o200k_base`: gpt-4o and
+    /// gpt-4o-mini; `cl100k_base`: gpt-4 and gpt-3.5-turbo), as an estimate
+    /// ([`counts_tools_exactly`](Self::counts_tools_exactly)); Mistral does not yet.
     #[must_use]
     pub fn takes_tools(&self) -> bool {
-        matches!(self.inner.kind, Kind::Jinja { .. } | Kind::Harmony(_))
+        self.why_no_tools().is_none()
+    }
+
+    /// Whether the count of tool definitions is exact: for all but OpenAI's chat models, whose
+    /// tools are counted by the cookbook's `num_tokens_for_tools`, an estimate that reads only
+    /// names, descriptions, top-level properties' types and enums (nested objects, array items
+    /// and `anyOf` count nothing).
+    #[must_use]
+    pub fn counts_tools_exactly(&self) -> bool {
+        !matches!(self.inner.kind, Kind::OpenAi(_))
+    }
+
+    /// Why the template takes no tools, in words; `None` where it takes them.
+    pub(crate) fn why_no_tools(&self) -> Option<String> {
+        match &self.inner.kind {
+            Kind::Jinja { .. } | Kind::Harmony(_) => None,
+            Kind::OpenAi(encoding) if openai_tools::constants(*encoding).is_some() => None,
+            Kind::OpenAi(encoding) => Some(format!(
+                "OpenAI's rule for tools (the cookbook's `num_tokens_for_tools`) names gpt-4o and \
+                 gpt-4o-mini (o200k_base), gpt-4 and gpt-3.5-turbo (cl100k_base), not models \
+                 counted with {encoding}"
+            )),
+            Kind::Mistral(_) => Some(format!(
+                "the {} chat template does not take tools yet",
+                self.inner.name
+            )),
+        }
     }
 
     /// The control tokens: what splits the prompt, and what is neutralized.
@@ -387,7 +416,12 @@ impl ChatTemplate {
                 mistral::render(input.messages, *format)?,
                 control,
             )),
-            Kind::OpenAi => openai::render(input.messages),
+            Kind::OpenAi(encoding) => openai::render(
+                input.messages,
+                input
+                    .tools
+                    .and_then(|tools| Some((tools, openai_tools::constants(*encoding)?))),
+            ),
         }
     }
 }

@@ -6,6 +6,7 @@ mod deadline;
 mod harmony;
 mod harmony_reference;
 mod nothing_lost;
+mod openai_tools;
 mod properties;
 mod reference;
 mod tekken_files;
