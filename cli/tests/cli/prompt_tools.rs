@@ -121,8 +121,19 @@ fn harmony_writes_the_tools_and_openai_estimates_them() {
     let tools = TempFile::new("tools.json", TOOLS.as_bytes());
     let report = |template: &str| {
         run(&[
-            "prompt", PRICING, "--conversation", CONVERSATION, "--window", "8192",
-            "--chat-template", template, "--date", "2026-12-02", "--json", "--tools", tools.path(),
+            "prompt",
+            PRICING,
+            "--conversation",
+            CONVERSATION,
+            "--window",
+            "8192",
+            "--chat-template",
+            template,
+            "--date",
+            "2026-12-02",
+            "--json",
+            "--tools",
+            tools.path(),
         ])
         .json()
     };

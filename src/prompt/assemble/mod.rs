@@ -406,7 +406,10 @@ impl PromptAssembler {
             documents: fitted.documents,
             token_count: total,
             exact: inner.template.counts_tools_exactly()
-                || inner.tools.as_ref().is_none_or(|tools| tools.len() == Some(0)),
+                || inner
+                    .tools
+                    .as_ref()
+                    .is_none_or(|tools| tools.len() == Some(0)),
             window: inner.window,
             reserve: inner.reserve,
             parts,

@@ -206,10 +206,13 @@ fn write_message(
 
 /// An assistant's `reasoning`, where it has some, on the `analysis` channel.
 fn reasoning(message: &Value, index: usize, out: &mut Vec<Written>) -> Result<(), Error> {
-    let Some(reasoning) = field(message, "reasoning").filter(|r| r.is_true()) else {
+    let Some(reasoning) = field(message, "reasoning").filter(Value::is_true) else {
         return Ok(());
     };
-    let Some(text) = reasoning.as_str().filter(|_| reasoning.kind() == ValueKind::String) else {
+    let Some(text) = reasoning
+        .as_str()
+        .filter(|_| reasoning.kind() == ValueKind::String)
+    else {
         return Err(Error::Conversation {
             problem: format!("message {index}: its `reasoning` must be a string"),
         });
@@ -308,7 +311,11 @@ fn first_text_is_empty(message: &Value) -> bool {
 /// is empty).
 fn functions(tools: Option<&Value>) -> Result<Vec<Function>, Error> {
     let mut functions = Vec::new();
-    for (index, tool) in tools.into_iter().flat_map(|t| t.try_iter().into_iter().flatten()).enumerate() {
+    for (index, tool) in tools
+        .into_iter()
+        .flat_map(|t| t.try_iter().into_iter().flatten())
+        .enumerate()
+    {
         let function = field(&tool, "function").unwrap_or_default();
         let name = field(&function, "name")
             .and_then(|n| n.as_str().map(str::to_string))

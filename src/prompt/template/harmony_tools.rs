@@ -16,7 +16,10 @@ pub(super) struct Function {
 
 /// `# Tools` and the `functions` namespace with every function.
 pub(super) fn section(functions: &[Function]) -> String {
-    let mut lines = vec!["## functions\n".to_string(), "namespace functions {\n".to_string()];
+    let mut lines = vec![
+        "## functions\n".to_string(),
+        "namespace functions {\n".to_string(),
+    ];
     for function in functions {
         // Rust's `str::lines`, as openai-harmony splits them.
         for line in function.description.lines() {

@@ -395,10 +395,7 @@ impl ChatTemplate {
             }
             _ if !self.takes_tools() && input.tools.is_some_and(|tools| tools.len() != Some(0)) => {
                 Err(Error::Conversation {
-                    problem: format!(
-                        "the {} template does not take tools yet",
-                        self.inner.name
-                    ),
+                    problem: format!("the {} template does not take tools yet", self.inner.name),
                 })
             }
             Kind::Harmony(effort) => Ok(Rendered::split(

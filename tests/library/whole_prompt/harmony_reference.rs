@@ -15,7 +15,9 @@
 use std::path::PathBuf;
 
 use mentor_context::ContextBuilder;
-use mentor_context::prompt::{ChatTemplate, ConversationDate, PromptBuilder, ReasoningEffort, Tools};
+use mentor_context::prompt::{
+    ChatTemplate, ConversationDate, PromptBuilder, ReasoningEffort, Tools,
+};
 use serde_json::{Value, json};
 
 use super::conversations::tools as generated_tools;
@@ -115,14 +117,25 @@ fn harmony_prompts_with_tools_are_vllm_and_openai_harmonys() {
     }
     // The cases reach what they test.
     let with = |f: &dyn Fn(&Case) -> bool| cases.iter().filter(|c| f(c)).count();
-    let calls = with(&|c| c.prompt.prompt.as_deref().is_some_and(|p| p.contains("<|call|>")));
+    let calls = with(&|c| {
+        c.prompt
+            .prompt
+            .as_deref()
+            .is_some_and(|p| p.contains("<|call|>"))
+    });
     let trimmed_with_tools = with(&|c| c.prompt.parts.tools > 0 && !c.prompt.dropped.is_empty());
     assert!(
         cases.len() * 4 >= count * 3 && calls * 3 >= cases.len() && trimmed_with_tools >= 3,
         "{} cases, {calls} with calls, {trimmed_with_tools} trimmed with tools",
         cases.len()
     );
-    assert!(cases.iter().any(|c| c.tools.is_none() && c.prompt.prompt.as_deref().is_some_and(|p| p.contains("<|call|>"))));
+    assert!(cases.iter().any(|c| {
+        c.tools.is_none()
+            && c.prompt
+                .prompt
+                .as_deref()
+                .is_some_and(|p| p.contains("<|call|>"))
+    }));
     let input: Vec<Value> = cases
         .iter()
         .map(|case| {
@@ -130,7 +143,7 @@ fn harmony_prompts_with_tools_are_vllm_and_openai_harmonys() {
                 "template": "harmony",
                 "messages": case.prompt.messages,
                 "tools": case.tools,
-                "reasoning_effort": case.effort.map(|e| e.as_str()),
+                "reasoning_effort": case.effort.map(ReasoningEffort::as_str),
                 "date": date.to_string(),
                 "context": case.prompt.context.text,
             })

@@ -79,11 +79,15 @@ fn the_rule_reads_only_the_top_level() {
             .token_count
     };
     let plain = count(json!({"type": "object", "properties": {"a": {"type": "object"}}}));
-    let nested = count(json!({"type": "object", "properties": {"a": {"type": "object",
-        "properties": {"deep": {"type": "string", "description": "Never counted."}}}}}));
+    let nested = count(
+        json!({"type": "object", "properties": {"a": {"type": "object",
+        "properties": {"deep": {"type": "string", "description": "Never counted."}}}}}),
+    );
     assert_eq!(plain, nested);
-    let more = count(json!({"type": "object", "properties": {"a": {"type": "object"},
-        "b": {"type": "string", "enum": ["x", "y"]}}}));
+    let more = count(
+        json!({"type": "object", "properties": {"a": {"type": "object"},
+        "b": {"type": "string", "enum": ["x", "y"]}}}),
+    );
     assert!(more > plain);
 }
 
@@ -99,7 +103,13 @@ fn models_the_rule_does_not_name_refuse_tools() {
             .build()
             .unwrap_err();
         assert!(
-            matches!(err, Error::PromptSetting { setting: "tools", .. }),
+            matches!(
+                err,
+                Error::PromptSetting {
+                    setting: "tools",
+                    ..
+                }
+            ),
             "{err}"
         );
         let text = err.to_string();

@@ -280,7 +280,13 @@ fn prompts_and_counts_are_the_owners() {
 
 /// `token_count + reserve <= window`, and a context that left results out for lack of room
 /// filled at least 0.95 of what the window left it.
-pub(super) fn check_fits(label: &str, seed: usize, prompt: &Prompt<'_>, window: usize, reserve: usize) {
+pub(super) fn check_fits(
+    label: &str,
+    seed: usize,
+    prompt: &Prompt<'_>,
+    window: usize,
+    reserve: usize,
+) {
     assert!(
         prompt.token_count + reserve <= window,
         "{label} seed {seed}: {} + {reserve} > {window}",

@@ -209,7 +209,10 @@ fn control_tokens_in_tools_follow_the_messages_rule() {
 /// one error naming the setting, at build; an empty array is no tools.
 #[test]
 fn templates_without_tools_refuse_them() {
-    for template in [ChatTemplate::openai(Encoding::P50kBase)] {
+    for template in [
+        ChatTemplate::openai(Encoding::P50kBase),
+        ChatTemplate::openai(Encoding::R50kBase),
+    ] {
         let err = PromptBuilder::new(template.clone(), 4096)
             .tools(tools(1, ""))
             .build()
