@@ -168,7 +168,9 @@ impl ChatTemplate {
     /// OpenAI cookbook, "How to count tokens with tiktoken", `num_tokens_from_messages`): 3
     /// tokens per message, 1 more per `name`, 3 priming the reply, and every string value
     /// encoded with the model's `encoding`. There is no prompt text: the messages are what is
-    /// sent. The rule covers string fields only (not tools, images or tool calls).
+    /// sent. The rule covers string fields only (not images or tool calls). Tools are
+    /// counted by the cookbook's `num_tokens_for_tools` for the encodings of the models it
+    /// names (`o200k_base`, `cl100k_base`), an estimate the report marks `exact: false`.
     ///
     /// # Panics
     ///
