@@ -120,7 +120,7 @@ mod tests {
     use super::*;
     use crate::dialects::Dialect;
     use crate::format::BuiltinFormat;
-    use crate::prompt::ContextPlacement;
+    use crate::prompt::{ContextPlacement, ReasoningEffort};
     use crate::tokenizer::{Engine, TokenizerKind};
     use crate::{Duplicates, Encoding, Order, Overflow};
 
@@ -156,6 +156,7 @@ mod tests {
         check::<BuiltinFormat>();
         check::<Dialect>();
         check::<ContextPlacement>();
+        check::<ReasoningEffort>();
         check::<TokenizerKind>();
         let names = Encoding::names();
         assert_eq!(Encoding::EXPECTED, words(&names));

@@ -100,5 +100,5 @@ pub use deadline::Deadline;
 pub use message::Message;
 pub use placement::ContextPlacement;
 pub use report::{DroppedMessage, Prompt, PromptParts, TemplateDocument};
-pub use template::ChatTemplate;
+pub use template::{ChatTemplate, ReasoningEffort};
 pub use tools::Tools;

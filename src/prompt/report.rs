@@ -26,6 +26,12 @@ pub struct Prompt<'r> {
     pub documents: Option<Vec<TemplateDocument>>,
     /// The prompt's exact token count. `token_count + reserve <= window`.
     pub token_count: usize,
+    /// Whether `token_count` is exact. It is not where OpenAI's chat models are given tools:
+    /// the cookbook's `num_tokens_for_tools` estimates them
+    /// ([`ChatTemplate::counts_tools_exactly`](super::ChatTemplate::counts_tools_exactly)).
+    /// Written only when false.
+    #[serde(skip_serializing_if = "is_true")]
+    pub exact: bool,
     /// The model's window.
     pub window: usize,
     /// The tokens kept free for the answer.
@@ -48,6 +54,7 @@ impl Prompt<'_> {
             messages: self.messages,
             documents: self.documents,
             token_count: self.token_count,
+            exact: self.exact,
             window: self.window,
             reserve: self.reserve,
             parts: self.parts,
@@ -112,4 +119,10 @@ pub struct DroppedMessage {
     /// rendered conversation (estimated from its own count and an even share of the framing
     /// where the template rewrites contents so that they cannot be found).
     pub tokens: usize,
+}
+
+/// For serde: a field written only when false.
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_true(value: &bool) -> bool {
+    *value
 }

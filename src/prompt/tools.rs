@@ -94,14 +94,12 @@ pub(crate) fn for_template(
     let Some(tools) = tools else {
         return Ok(None);
     };
-    if !tools.is_empty() && !template.takes_tools() {
+    if !tools.is_empty()
+        && let Some(problem) = template.why_no_tools()
+    {
         return Err(Error::PromptSetting {
             setting: "tools",
-            problem: format!(
-                "the {} chat template does not take tools yet: only Hugging Face (Jinja) \
-                 templates do",
-                template.name()
-            ),
+            problem,
         });
     }
     Ok(Some(if special_tokens_in_messages {

@@ -94,7 +94,7 @@ fn bad_tools_are_one_line_naming_the_tool() {
 }
 
 #[test]
-fn templates_that_take_no_tools_yet_refuse_them() {
+fn templates_that_take_no_tools_refuse_them() {
     let tools = TempFile::new("tools.json", TOOLS.as_bytes());
     let run = run(&[
         "prompt",
@@ -104,12 +104,47 @@ fn templates_that_take_no_tools_yet_refuse_them() {
         "--window",
         "8192",
         "--chat-template",
-        "harmony",
+        "openai",
+        "--encoding",
+        "p50k_base",
         "--tools",
         tools.path(),
     ]);
-    run.bad(&["INVALID_SETTING", "--tools", "does not take tools yet"]);
+    run.bad(&["INVALID_SETTING", "--tools", "num_tokens_for_tools"]);
     run_inspect_without_conversation(tools.path());
+}
+
+/// gpt-oss writes the tools in its developer message; OpenAI's rule estimates them, and says
+/// so.
+#[test]
+fn harmony_writes_the_tools_and_openai_estimates_them() {
+    let tools = TempFile::new("tools.json", TOOLS.as_bytes());
+    let report = |template: &str| {
+        run(&[
+            "prompt",
+            PRICING,
+            "--conversation",
+            CONVERSATION,
+            "--window",
+            "8192",
+            "--chat-template",
+            template,
+            "--date",
+            "2026-12-02",
+            "--json",
+            "--tools",
+            tools.path(),
+        ])
+        .json()
+    };
+    let harmony = report("harmony");
+    let text = harmony["prompt"].as_str().unwrap();
+    assert!(text.contains("namespace functions {\n\n// Looks a plan's price up.\ntype search_prices = (_: {\nplan?: \"A\" | \"B\",\n}) => any;"), "{text}");
+    assert!(harmony["parts"]["tools"].as_u64().unwrap() > 0);
+    assert!(harmony.get("exact").is_none(), "{harmony}");
+    let openai = report("openai");
+    assert!(openai["parts"]["tools"].as_u64().unwrap() > 0);
+    assert_eq!(openai["exact"], false, "{openai}");
 }
 
 /// `inspect` draws a whole prompt only with a conversation: tools alone are refused, not

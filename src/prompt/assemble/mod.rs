@@ -405,6 +405,11 @@ impl PromptAssembler {
             messages,
             documents: fitted.documents,
             token_count: total,
+            exact: inner.template.counts_tools_exactly()
+                || inner
+                    .tools
+                    .as_ref()
+                    .is_none_or(|tools| tools.len() == Some(0)),
             window: inner.window,
             reserve: inner.reserve,
             parts,

@@ -9,11 +9,14 @@
 
 mod files;
 mod harmony;
+mod harmony_tools;
 #[cfg(feature = "huggingface")]
 mod hf_config;
 pub(crate) mod jinja;
 mod mistral;
 mod openai;
+mod openai_tools;
+mod reasoning;
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -25,6 +28,7 @@ use super::date::ConversationDate;
 use crate::error::Error;
 use crate::tokenizer::{Encoding, TekkenTokenizer, TokenCounter};
 use jinja::JinjaTemplate;
+pub use reasoning::ReasoningEffort;
 
 /// A model's chat template, with the tokenizer that counts what it writes.
 ///
@@ -58,8 +62,8 @@ enum Kind {
         bos_token: Option<String>,
         eos_token: Option<String>,
     },
-    Harmony,
-    OpenAi,
+    Harmony(ReasoningEffort),
+    OpenAi(Encoding),
     Mistral(mistral::Format),
 }
 
@@ -164,7 +168,9 @@ impl ChatTemplate {
     /// OpenAI cookbook, "How to count tokens with tiktoken", `num_tokens_from_messages`): 3
     /// tokens per message, 1 more per `name`, 3 priming the reply, and every string value
     /// encoded with the model's `encoding`. There is no prompt text: the messages are what is
-    /// sent. The rule covers string fields only (not tools, images or tool calls).
+    /// sent. The rule covers string fields only (not images or tool calls). Tools are
+    /// counted by the cookbook's `num_tokens_for_tools` for the encodings of the models it
+    /// names (`o200k_base`, `cl100k_base`), an estimate the report marks `exact: false`.
     ///
     /// # Panics
     ///
@@ -173,7 +179,7 @@ impl ChatTemplate {
     pub fn openai(encoding: Encoding) -> ChatTemplate {
         let control = openai::control_tokens(encoding);
         ChatTemplate::new(
-            Kind::OpenAi,
+            Kind::OpenAi(encoding),
             Arc::new(encoding),
             control,
             format!("openai/{}", encoding.as_str()),
@@ -181,24 +187,51 @@ impl ChatTemplate {
         .expect("a handful of control tokens always builds")
     }
 
-    /// gpt-oss, in OpenAI's Harmony format, as `openai-harmony`'s
-    /// `render_conversation_for_completion` writes it: a system message with its defaults
-    /// (reasoning `medium`) and the conversation's date, the caller's system text as the
-    /// developer message's instructions, assistant turns on the `final` channel, and
+    /// gpt-oss, in OpenAI's Harmony format, as vLLM's chat endpoint maps a request to it and
+    /// `openai-harmony`'s `render_conversation_for_completion` writes it: a system message with
+    /// its defaults (reasoning `medium`) and the conversation's date, the caller's first system
+    /// text as the developer message's instructions, followed there by the tools (as
+    /// TypeScript types, `namespace functions`); assistant answers on the `final` channel,
+    /// tool calls `to=functions.NAME` on `commentary`, tool results from `functions.NAME`, and
     /// `<|start|>assistant` to end. Counted with `o200k_base` and Harmony's control tokens.
+    /// [`harmony_with`](Self::harmony_with) sets another reasoning effort.
+    #[must_use]
+    pub fn harmony() -> ChatTemplate {
+        ChatTemplate::harmony_with(ReasoningEffort::default())
+    }
+
+    /// gpt-oss as [`harmony`](Self::harmony), its system message saying `effort` as vLLM
+    /// writes a request's `reasoning_effort` there (`Reasoning: high`).
+    ///
+    /// ```
+    /// use mentor_context::prompt::{ChatTemplate, ReasoningEffort};
+    ///
+    /// let thorough = ChatTemplate::harmony_with(ReasoningEffort::High);
+    /// assert_eq!(thorough.reasoning_effort(), Some(ReasoningEffort::High));
+    /// assert_eq!(ChatTemplate::harmony().reasoning_effort(), Some(ReasoningEffort::Medium));
+    /// ```
     ///
     /// # Panics
     ///
     /// Never: its control tokens are a fixed set.
     #[must_use]
-    pub fn harmony() -> ChatTemplate {
+    pub fn harmony_with(effort: ReasoningEffort) -> ChatTemplate {
         ChatTemplate::new(
-            Kind::Harmony,
+            Kind::Harmony(effort),
             Arc::new(Encoding::O200kBase),
             harmony::control_tokens(),
             "harmony/o200k_harmony".to_string(),
         )
         .expect("Harmony's control tokens always build")
+    }
+
+    /// The reasoning effort a Harmony template writes (`None` for other templates).
+    #[must_use]
+    pub fn reasoning_effort(&self) -> Option<ReasoningEffort> {
+        match self.inner.kind {
+            Kind::Harmony(effort) => Some(effort),
+            _ => None,
+        }
     }
 
     /// Mistral's instruct format for a Tekken file, by the file's tokenizer version, as
@@ -269,7 +302,7 @@ impl ChatTemplate {
     /// what is sent).
     #[must_use]
     pub fn writes_text(&self) -> bool {
-        !matches!(self.inner.kind, Kind::OpenAi)
+        !matches!(self.inner.kind, Kind::OpenAi(_))
     }
 
     /// Whether the template reads `documents` (Command-R's and Granite's do).
@@ -282,11 +315,39 @@ impl ChatTemplate {
     }
 
     /// Whether the template takes tool definitions: Hugging Face (Jinja) templates do (those
-    /// that ignore `tools` as `transformers` would); Harmony, Mistral and OpenAI's rule do not
-    /// yet.
+    /// that ignore `tools` as `transformers` would), Harmony (gpt-oss), and OpenAI's rule for
+    /// the models the cookbook's `num_tokens_for_tools` names (`o200k_base`: gpt-4o and
+    /// gpt-4o-mini; `cl100k_base`: gpt-4 and gpt-3.5-turbo), as an estimate
+    /// ([`counts_tools_exactly`](Self::counts_tools_exactly)); Mistral does not yet.
     #[must_use]
     pub fn takes_tools(&self) -> bool {
-        matches!(self.inner.kind, Kind::Jinja { .. })
+        self.why_no_tools().is_none()
+    }
+
+    /// Whether the count of tool definitions is exact: for all but OpenAI's chat models, whose
+    /// tools are counted by the cookbook's `num_tokens_for_tools`, an estimate that reads only
+    /// names, descriptions, top-level properties' types and enums (nested objects, array items
+    /// and `anyOf` count nothing).
+    #[must_use]
+    pub fn counts_tools_exactly(&self) -> bool {
+        !matches!(self.inner.kind, Kind::OpenAi(_))
+    }
+
+    /// Why the template takes no tools, in words; `None` where it takes them.
+    pub(crate) fn why_no_tools(&self) -> Option<String> {
+        match &self.inner.kind {
+            Kind::Jinja { .. } | Kind::Harmony(_) => None,
+            Kind::OpenAi(encoding) if openai_tools::constants(*encoding).is_some() => None,
+            Kind::OpenAi(encoding) => Some(format!(
+                "OpenAI's rule for tools (the cookbook's `num_tokens_for_tools`) names gpt-4o and \
+                 gpt-4o-mini (o200k_base), gpt-4 and gpt-3.5-turbo (cl100k_base), not models \
+                 counted with {encoding}"
+            )),
+            Kind::Mistral(_) => Some(format!(
+                "the {} chat template does not take tools yet",
+                self.inner.name
+            )),
+        }
     }
 
     /// The control tokens: what splits the prompt, and what is neutralized.
@@ -334,24 +395,32 @@ impl ChatTemplate {
                     .map_err(|problem| Error::ChatTemplate { problem })?;
                 Ok(Rendered::split(text, control))
             }
-            _ if input.tools.is_some_and(|tools| tools.len() != Some(0)) => {
+            _ if !self.takes_tools() && input.tools.is_some_and(|tools| tools.len() != Some(0)) => {
                 Err(Error::Conversation {
-                    problem: format!(
-                        "the {} template does not take tools yet: only Hugging Face (Jinja) \
-                         chat templates do",
-                        self.inner.name
-                    ),
+                    problem: format!("the {} template does not take tools yet", self.inner.name),
                 })
             }
-            Kind::Harmony => Ok(Rendered::split(
-                harmony::render(input.messages, input.date)?,
+            Kind::Harmony(effort) => Ok(Rendered::split(
+                harmony::render(
+                    input.messages,
+                    &harmony::Given {
+                        tools: input.tools,
+                        date: input.date,
+                        effort: *effort,
+                    },
+                )?,
                 control,
             )),
             Kind::Mistral(format) => Ok(Rendered::split(
                 mistral::render(input.messages, *format)?,
                 control,
             )),
-            Kind::OpenAi => openai::render(input.messages),
+            Kind::OpenAi(encoding) => openai::render(
+                input.messages,
+                input
+                    .tools
+                    .and_then(|tools| Some((tools, openai_tools::constants(*encoding)?))),
+            ),
         }
     }
 }

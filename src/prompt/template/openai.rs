@@ -2,10 +2,12 @@
 //! count tokens with tiktoken", `num_tokens_from_messages`, checked by OpenAI against
 //! `usage.prompt_tokens`): 3 tokens per message, every string value encoded, 1 more per
 //! `name`, and 3 priming the reply. There is no prompt text: the messages are sent as they
-//! are, and the API writes its own framing.
+//! are, and the API writes its own framing. Tools, where given, add what the cookbook's
+//! `num_tokens_for_tools` counts (`openai_tools.rs`): an estimate.
 
 use minijinja::value::{Value, ValueKind};
 
+use super::openai_tools::{Constants, pieces as tool_pieces};
 use super::{Piece, Rendered};
 use crate::error::Error;
 use crate::tokenizer::Encoding;
@@ -34,8 +36,12 @@ pub(super) fn control_tokens(encoding: Encoding) -> Vec<String> {
     tokens
 }
 
-/// The pieces to count: every string value of every message, in order.
-pub(super) fn render(messages: &[Value]) -> Result<Rendered, Error> {
+/// The pieces to count: every string value of every message, in order, then the tools' (in
+/// no message: the tools are no turn's).
+pub(super) fn render(
+    messages: &[Value],
+    tools: Option<(&Value, Constants)>,
+) -> Result<Rendered, Error> {
     let mut pieces = Vec::new();
     let mut fixed_tokens = REPLY_PRIMING;
     let mut per_message = Vec::with_capacity(messages.len());
@@ -64,6 +70,11 @@ pub(super) fn render(messages: &[Value]) -> Result<Rendered, Error> {
         }
         fixed_tokens += own;
         per_message.push((first_piece..pieces.len(), own));
+    }
+    if let Some((tools, constants)) = tools {
+        let (texts, fixed) = tool_pieces(tools, constants);
+        pieces.extend(texts.into_iter().map(Piece::Owned));
+        fixed_tokens += fixed;
     }
     Ok(Rendered {
         text: None,

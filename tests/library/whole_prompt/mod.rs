@@ -3,7 +3,10 @@
 mod conversations;
 mod cost;
 mod deadline;
+mod harmony;
+mod harmony_reference;
 mod nothing_lost;
+mod openai_tools;
 mod properties;
 mod reference;
 mod tekken_files;

@@ -391,11 +391,11 @@ fn bad_conversations_and_settings_are_one_clear_error() {
         .unwrap()
         .assemble(
             &[
-                serde_json::from_str(r#"{"role": "tool", "content": "x"}"#).unwrap(),
+                serde_json::from_str(r#"{"role": "ipython", "content": "x"}"#).unwrap(),
                 Message::user("q"),
             ],
             &[],
         )
         .unwrap_err();
-    assert!(err.to_string().contains("not `tool`"), "{err}");
+    assert!(err.to_string().contains("not `ipython`"), "{err}");
 }

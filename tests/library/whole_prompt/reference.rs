@@ -1,10 +1,11 @@
 //! Whole prompts against their owners' code: the prompt text and its count for Llama 3,
 //! Llama 3.1, Qwen 3, DeepSeek V3 and Gemma 3 (`transformers`' `apply_chat_template` and the
-//! tokenizer), gpt-oss (`openai-harmony`), GPT-4o (the OpenAI cookbook's rule with
+//! tokenizer), gpt-oss (`openai-harmony`), GPT-4o and GPT-4 (the OpenAI cookbook's rule with
 //! `tiktoken`) and Mistral's Tekken files (`mistral-common`: both files it ships, v3, and one
 //! of them as v7, v11 and v13), over generated conversations and windows from 1,024 to 32,768
 //! tokens; and through the Hugging Face templates again with 1 to 8 tool definitions, given to
-//! `apply_chat_template(tools=...)` (Qwen 3 writes them; the others ignore them).
+//! `apply_chat_template(tools=...)` (Qwen 3 writes them; the others ignore them), and through
+//! OpenAI's rule with them, counted by the cookbook's `num_tokens_for_tools`.
 //!
 //! Run by `.ci/run` with `MENTOR_TOKENIZER_DATA`, `MENTOR_TOKENIZER_PYTHON` and
 //! `TIKTOKEN_ENCODINGS_BASE` set (`.ci/tokenizer-data` fetches the files and the Python
@@ -44,11 +45,13 @@ fn templates(dir: &Path) -> Vec<(String, ChatTemplate, Shape)> {
         templates.push((format!("hf:{}", folder.display()), template, shape));
     }
     templates.push(("harmony".to_string(), ChatTemplate::harmony(), Shape::Plain));
-    templates.push((
-        "openai:o200k_base".to_string(),
-        ChatTemplate::openai(Encoding::O200kBase),
-        Shape::Plain,
-    ));
+    for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
+        templates.push((
+            format!("openai:{encoding}"),
+            ChatTemplate::openai(encoding),
+            Shape::Plain,
+        ));
+    }
     for tekken in tekken_files(dir) {
         let template = TekkenTokenizer::from_file(&tekken)
             .and_then(ChatTemplate::mistral)
@@ -63,7 +66,7 @@ fn templates(dir: &Path) -> Vec<(String, ChatTemplate, Shape)> {
 }
 
 /// The results of every fixture, and a set whose every field holds control tokens.
-fn result_sets() -> Vec<Vec<MentorRagResult>> {
+pub(super) fn result_sets() -> Vec<Vec<MentorRagResult>> {
     let mut sets: Vec<Vec<MentorRagResult>> = common::fixture_names()
         .iter()
         .filter(|name| !name.starts_with("bench-markdown"))
@@ -118,10 +121,11 @@ fn prompts_and_counts_are_the_owners() {
         .iter()
         .find(|(label, _, _)| label.ends_with("qwen3"))
         .map(|(label, template, _)| (label.clone(), template.clone()));
-    // The Hugging Face templates a second time, with tools.
+    // The Hugging Face templates and OpenAI's rule a second time, with tools (gpt-oss's are
+    // in `harmony_reference.rs`).
     let with_tools: Vec<_> = templates
         .iter()
-        .filter(|(label, _, _)| label.starts_with("hf:"))
+        .filter(|(label, _, _)| label.starts_with("hf:") || label.starts_with("openai:"))
         .map(|(label, template, shape)| (label.clone(), template.clone(), *shape, true))
         .collect();
     let all = templates
@@ -148,6 +152,12 @@ fn prompts_and_counts_are_the_owners() {
                 Err(e) => panic!("{label} seed {seed}: {e}"),
             };
             check_fits(&label, seed, &prompt, window, reserve);
+            // Only OpenAI's tools are an estimate.
+            assert_eq!(
+                prompt.exact,
+                !(label.starts_with("openai:") && tools.is_some()),
+                "{label} seed {seed}"
+            );
             cases.push(Case {
                 template: label.clone(),
                 version: tekken_version(&template),
@@ -270,7 +280,13 @@ fn prompts_and_counts_are_the_owners() {
 
 /// `token_count + reserve <= window`, and a context that left results out for lack of room
 /// filled at least 0.95 of what the window left it.
-fn check_fits(label: &str, seed: usize, prompt: &Prompt<'_>, window: usize, reserve: usize) {
+pub(super) fn check_fits(
+    label: &str,
+    seed: usize,
+    prompt: &Prompt<'_>,
+    window: usize,
+    reserve: usize,
+) {
     assert!(
         prompt.token_count + reserve <= window,
         "{label} seed {seed}: {} + {reserve} > {window}",
@@ -333,11 +349,19 @@ fn run_reference(python: &str, cases: &[Case], date: ConversationDate) -> Vec<Va
             })
         })
         .collect();
-    let folder = std::env::temp_dir().join(format!("whole-prompt-{}", std::process::id()));
+    run_script(python, &input)
+}
+
+/// What `tests/reference/whole_prompt.py` answers for `input`, one case each.
+pub(super) fn run_script(python: &str, input: &[Value]) -> Vec<Value> {
+    // One folder per run: the tests calling the script run at once in this process.
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let folder = std::env::temp_dir().join(format!("whole-prompt-{}-{run}", std::process::id()));
     std::fs::create_dir_all(&folder).unwrap();
     let cases_path = folder.join("cases.json");
     let out_path = folder.join("out.json");
-    std::fs::write(&cases_path, serde_json::to_vec(&input).unwrap()).unwrap();
+    std::fs::write(&cases_path, serde_json::to_vec(input).unwrap()).unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/whole_prompt.py");
     let status = Command::new(python)
         .arg(&script)
