@@ -3,8 +3,13 @@
 //! tokenizer), gpt-oss (`openai-harmony`), GPT-4o (the OpenAI cookbook's rule with
 //! `tiktoken`) and Mistral's Tekken files (`mistral-common`: both files it ships, v3, and one
 //! of them as v7, v11 and v13), over generated conversations and windows from 1,024 to 32,768
-//! tokens; and through the Hugging Face templates again with 1 to 8 tool definitions, given to
-//! `apply_chat_template(tools=...)` (Qwen 3 writes them; the others ignore them).
+//! tokens; and through the Hugging Face templates again with 1 to 8 tool definitions (nested,
+//! enum and array parameters), given to `apply_chat_template(tools=...)` at windows from 2,048
+//! (Qwen 3 writes them in the system message, Meta's Llama 3.1 tool template,
+//! `fixtures/templates/llama3_1_tools.jinja`, in the first user message; the others ignore
+//! them). The conversations of Llama 3, Llama 3.1, Qwen 3 and DeepSeek V3 hold assistant tool
+//! calls (arguments as JSON strings and as objects, with ids) and `tool` results naming them
+//! by `tool_call_id`; whole turns go oldest first and no result is kept without its call.
 //!
 //! Run by `.ci/run` with `MENTOR_TOKENIZER_DATA`, `MENTOR_TOKENIZER_PYTHON` and
 //! `TIKTOKEN_ENCODINGS_BASE` set (`.ci/tokenizer-data` fetches the files and the Python
@@ -14,7 +19,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use mentor_context::prompt::{ChatTemplate, ConversationDate, Prompt, PromptBuilder, Tools};
+use mentor_context::prompt::{
+    ChatTemplate, ConversationDate, Message, Prompt, PromptBuilder, Tools,
+};
 use mentor_context::tokenizer::TekkenTokenizer;
 use mentor_context::wire::parse_results;
 use mentor_context::{ContextBuilder, Encoding, MentorRagResult, OmitReason};
@@ -32,10 +39,15 @@ fn templates(dir: &Path) -> Vec<(String, ChatTemplate, Shape)> {
         ("llama3", Shape::Tools),
         ("llama3_1", Shape::Tools),
         ("qwen3", Shape::Tools),
-        ("deepseek_v3", Shape::Plain),
+        ("deepseek_v3", Shape::Tools),
         ("gemma3", Shape::Alternating),
+        ("llama3_1_tools", Shape::OneCall),
     ] {
-        let folder = dir.join(model);
+        let folder = if model == "llama3_1_tools" {
+            llama3_1_tools(dir)
+        } else {
+            dir.join(model)
+        };
         let template = ChatTemplate::from_files(
             folder.join("tokenizer_config.json"),
             folder.join("tokenizer.json"),
@@ -60,6 +72,28 @@ fn templates(dir: &Path) -> Vec<(String, ChatTemplate, Shape)> {
         ));
     }
     templates
+}
+
+/// Meta's Llama 3.1 tool-use template (`fixtures/templates/llama3_1_tools.jinja`) as the
+/// `chat_template` of the Llama 3.1 tokenizer's config, with its `tokenizer.json`, in a folder
+/// of this run's that both sides load.
+fn llama3_1_tools(dir: &Path) -> PathBuf {
+    let source = dir.join("llama3_1");
+    let folder = derived_folder().join("llama3_1_tools");
+    std::fs::create_dir_all(&folder).unwrap();
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/templates/llama3_1_tools.jinja");
+    let mut config: Value =
+        serde_json::from_slice(&std::fs::read(source.join("tokenizer_config.json")).unwrap())
+            .unwrap();
+    config["chat_template"] = json!(std::fs::read_to_string(fixture).unwrap());
+    std::fs::write(
+        folder.join("tokenizer_config.json"),
+        serde_json::to_vec(&config).unwrap(),
+    )
+    .unwrap();
+    std::fs::copy(source.join("tokenizer.json"), folder.join("tokenizer.json")).unwrap();
+    folder
 }
 
 /// The results of every fixture, and a set whose every field holds control tokens.
@@ -130,7 +164,12 @@ fn prompts_and_counts_are_the_owners() {
         .chain(with_tools);
     for (label, template, shape, give_tools) in all {
         for seed in 0..cases_per_template() {
-            let window = windows[seed % windows.len()];
+            // With tools, from 2,048: the definitions alone take a good part of 1,024.
+            let window = if give_tools {
+                windows[1 + seed % (windows.len() - 1)]
+            } else {
+                windows[seed % windows.len()]
+            };
             let reserve = [0, 256, 1000][seed % 3].min(window / 2);
             let results = &sets[seed % sets.len()];
             let chat = conversation(seed as u64, shape, seed % 21);
@@ -148,6 +187,7 @@ fn prompts_and_counts_are_the_owners() {
                 Err(e) => panic!("{label} seed {seed}: {e}"),
             };
             check_fits(&label, seed, &prompt, window, reserve);
+            check_turns(&label, seed, &chat, &prompt);
             cases.push(Case {
                 template: label.clone(),
                 version: tekken_version(&template),
@@ -311,6 +351,43 @@ fn check_fits(label: &str, seed: usize, prompt: &Prompt<'_>, window: usize, rese
                 .map(|c| (c.token_count, c.truncated))
                 .collect::<Vec<_>>()
         );
+    }
+}
+
+/// The messages dropped are the history's oldest, whole turns (instructions stay), so the kept
+/// history starts with a user message; every tool result kept answers a call kept before it.
+fn check_turns(label: &str, seed: usize, chat: &[Message], prompt: &Prompt<'_>) {
+    let instruction = |m: &Message| matches!(m.role(), "system" | "developer");
+    let start = usize::from(chat.len() > 1 && instruction(&chat[0]));
+    let dropped: Vec<usize> = prompt.dropped.iter().map(|d| d.index).collect();
+    let expected: Vec<usize> = (start..chat.len())
+        .filter(|&i| !instruction(&chat[i]))
+        .take(dropped.len())
+        .collect();
+    assert_eq!(
+        dropped, expected,
+        "{label} seed {seed}: not the oldest messages"
+    );
+    if let Some(&last) = dropped.last() {
+        let next = (last + 1..chat.len()).find(|&i| !instruction(&chat[i]));
+        assert!(
+            next.is_some_and(|i| chat[i].role() == "user"),
+            "{label} seed {seed}: a turn was cut in two"
+        );
+    }
+    let mut calls = std::collections::HashSet::new();
+    for message in &prompt.messages {
+        let value = serde_json::to_value(message).unwrap();
+        for call in value["tool_calls"].as_array().into_iter().flatten() {
+            calls.insert(call["id"].as_str().unwrap_or_default().to_string());
+        }
+        if message.role() == "tool" {
+            let id = value["tool_call_id"].as_str().unwrap_or_default();
+            assert!(
+                calls.contains(id),
+                "{label} seed {seed}: the result of {id:?} is kept without its call"
+            );
+        }
     }
 }
 
