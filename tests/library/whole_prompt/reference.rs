@@ -9,7 +9,9 @@
 //! `fixtures/templates/llama3_1_tools.jinja`, in the first user message; the others ignore
 //! them). The conversations of Llama 3, Llama 3.1, Qwen 3 and DeepSeek V3 hold assistant tool
 //! calls (arguments as JSON strings and as objects, with ids) and `tool` results naming them
-//! by `tool_call_id`; whole turns go oldest first and no result is kept without its call.
+//! by `tool_call_id`; whole turns go oldest first and no result is kept without its call. With
+//! tools, every other case of those ends with the search tool's pending call and places the
+//! context as its result (`ContextPlacement::Tool`): the last message answers that call.
 //!
 //! Run by `.ci/run` with `MENTOR_TOKENIZER_DATA`, `MENTOR_TOKENIZER_PYTHON` and
 //! `TIKTOKEN_ENCODINGS_BASE` set (`.ci/tokenizer-data` fetches the files and the Python
@@ -20,14 +22,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use mentor_context::prompt::{
-    ChatTemplate, ConversationDate, Message, Prompt, PromptBuilder, Tools,
+    ChatTemplate, ContextPlacement, ConversationDate, Message, Prompt, PromptBuilder, Tools,
 };
 use mentor_context::tokenizer::TekkenTokenizer;
 use mentor_context::wire::parse_results;
 use mentor_context::{ContextBuilder, Encoding, MentorRagResult, OmitReason};
 use serde_json::{Value, json};
 
-use super::conversations::{Shape, conversation, tools};
+use super::conversations::{Rng, Shape, call, conversation, tools};
 use super::tekken_files::{RemovedOnDrop, derived_folder, tekken_files, tekken_version};
 use crate::common;
 
@@ -162,6 +164,7 @@ fn prompts_and_counts_are_the_owners() {
         .into_iter()
         .map(|(label, template, shape)| (label, template, shape, false))
         .chain(with_tools);
+    let mut answered = 0;
     for (label, template, shape, give_tools) in all {
         for seed in 0..cases_per_template() {
             // With tools, from 2,048: the definitions alone take a good part of 1,024.
@@ -172,13 +175,27 @@ fn prompts_and_counts_are_the_owners() {
             };
             let reserve = [0, 256, 1000][seed % 3].min(window / 2);
             let results = &sets[seed % sets.len()];
-            let chat = conversation(seed as u64, shape, seed % 21);
+            let mut chat = conversation(seed as u64, shape, seed % 21);
             let tools = give_tools.then(|| tools(seed as u64, 1 + seed % 8));
+            // Every other case with tools, where the conversation has calls: retrieval as the
+            // result of the search tool's pending call.
+            let in_tool = give_tools && shape != Shape::Alternating && seed % 2 == 1;
+            if in_tool {
+                let mut rng = Rng::new(seed as u64);
+                let pending = json!({"role": "assistant", "content": "",
+                    "tool_calls": [call("call_search", "search", &mut rng, 0)]});
+                chat.push(serde_json::from_value(pending).unwrap());
+            }
             let prompts = PromptBuilder::new(template.clone(), window)
                 .reserve(reserve)
                 .date(date)
                 .context(ContextBuilder::new(0).max_head_tokens(64))
                 .tools(tools.clone())
+                .context_in(if in_tool {
+                    ContextPlacement::Tool
+                } else {
+                    ContextPlacement::User
+                })
                 .build()
                 .unwrap();
             let prompt = match prompts.assemble(&chat, results) {
@@ -188,6 +205,19 @@ fn prompts_and_counts_are_the_owners() {
             };
             check_fits(&label, seed, &prompt, window, reserve);
             check_turns(&label, seed, &chat, &prompt);
+            if in_tool {
+                let last = serde_json::to_value(prompt.messages.last().unwrap()).unwrap();
+                assert_eq!(
+                    (&last["role"], &last["tool_call_id"], &last["content"]),
+                    (
+                        &json!("tool"),
+                        &json!("call_search"),
+                        &json!(prompt.context.text)
+                    ),
+                    "{label} seed {seed}: the last message does not answer the pending call"
+                );
+                answered += 1;
+            }
             cases.push(Case {
                 template: label.clone(),
                 version: tekken_version(&template),
@@ -248,6 +278,12 @@ fn prompts_and_counts_are_the_owners() {
         trimmed * 10 >= cases.len() && cut * 4 >= cases.len(),
         "trimmed {trimmed}, cut {cut} of {}",
         cases.len()
+    );
+    // The context as the search tool's result: in Qwen 3, Llama 3, both Llama 3.1 templates
+    // and DeepSeek V3, every other case with tools.
+    assert!(
+        answered * 3 >= cases_per_template() * 5,
+        "too few cases with the context in a tool result: {answered}"
     );
     // Tools written (Qwen 3's), in trimmed conversations too.
     let written = cases.iter().filter(|c| c.prompt.parts.tools > 0);
