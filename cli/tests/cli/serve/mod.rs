@@ -10,6 +10,7 @@ use super::*;
 mod edges;
 mod limits;
 mod timeouts;
+mod tool_result;
 
 /// A running service, stopped when dropped.
 pub(super) struct Service {
