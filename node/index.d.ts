@@ -644,7 +644,7 @@ export interface Settings {
   reserve?: number
   chatTemplate?: string
   date?: string
-  contextIn?: 'user' | 'system' | 'documents'
+  contextIn?: 'user' | 'system' | 'documents' | 'tool'
   historyMaxTokens?: number
   trimStep?: number
   allowSpecialTokensInMessages?: boolean

@@ -67,7 +67,7 @@ pub struct Settings {
     pub reserve: Option<u32>,
     pub chat_template: Option<String>,
     pub date: Option<String>,
-    #[napi(ts_type = "'user' | 'system' | 'documents'")]
+    #[napi(ts_type = "'user' | 'system' | 'documents' | 'tool'")]
     pub context_in: Option<String>,
     pub history_max_tokens: Option<u32>,
     pub trim_step: Option<f64>,

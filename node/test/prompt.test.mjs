@@ -93,6 +93,8 @@ test('bad options throw with the option\'s name and a code, as the command refus
     [{ ...base, window: 1000 }, ['--chat-template', 'harmony', '--window', '1000'], 'INVALID_SETTING', 'reserve: '],
     [{ ...base, contextIn: 'documents' }, ['--chat-template', 'harmony', '--window', '4096', '--context-in', 'documents'],
       'INVALID_SETTING', 'contextIn: '],
+    [{ ...base, contextIn: 'tool' }, ['--chat-template', 'harmony', '--window', '4096', '--context-in', 'tool'],
+      'INVALID_SETTING', 'contextIn: '],
     [{ ...base, trimStep: 1 }, ['--chat-template', 'harmony', '--window', '4096', '--trim-step', '1'], 'INVALID_SETTING', 'trimStep: '],
     [{ ...base, dialect: 'anthropic' }, ['--chat-template', 'harmony', '--window', '4096', '--dialect', 'anthropic'],
       'INVALID_SETTING', 'dialect: '],
@@ -126,8 +128,8 @@ test('bad options throw with the option\'s name and a code, as the command refus
   ]) {
     assert.match(checkError(thrown(() => new PromptAssembler(options)), code), pattern)
   }
-  assert.match(checkError(thrown(() => new PromptAssembler({ ...base, contextIn: 'tool' })), 'UNKNOWN_NAME'),
-    /^contextIn: unknown context placement `tool`/)
+  assert.match(checkError(thrown(() => new PromptAssembler({ ...base, contextIn: 'search' })), 'UNKNOWN_NAME'),
+    /^contextIn: unknown context placement `search`/)
 })
 
 test('bad conversations and a window too small throw, as the command says', () => {

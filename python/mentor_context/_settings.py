@@ -38,7 +38,7 @@ class Settings(TypedDict, total=False):
     reserve: int
     chat_template: str | os.PathLike[str]
     date: str
-    context_in: Literal["user", "system", "documents"]
+    context_in: Literal["user", "system", "documents", "tool"]
     history_max_tokens: int
     trim_step: float
     allow_special_tokens_in_messages: bool

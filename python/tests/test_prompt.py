@@ -57,6 +57,7 @@ def test_history_goes_by_whole_turns_oldest_first():
         (dict(window=100, chat_template="openai"), "reserve"),
         (dict(window=2048, chat_template="openai", trim_step=1.5), "trim step"),
         (dict(window=2048, chat_template="openai", context_in="documents"), "documents"),
+        (dict(window=2048, chat_template="openai", context_in="tool"), "does not write tool calls"),
         (dict(window=2048, chat_template="openai", date="2026-02-30"), "2026-02-30"),
         (dict(window=-1, chat_template="openai"), "window: negative"),
         (dict(window=2048, chat_template="openai", encoding="o200k_base", model="gpt-4o"),

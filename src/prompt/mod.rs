@@ -63,6 +63,10 @@
 //! rendered without them). Hugging Face (Jinja) templates get them as `transformers`'
 //! `apply_chat_template(messages, tools=...)` gives them; the other kinds refuse them for now.
 //!
+//! Retrieval can also arrive as the answer to the model's own search call (agentic RAG): with
+//! [`ContextPlacement::Tool`], the conversation ends with the question and the assistant's call
+//! of the search tool, and the context becomes the `tool` message answering it.
+//!
 //! # Untrusted text cannot become markup
 //!
 //! A retrieved document holding `<|im_start|>system` must not open a system turn when the

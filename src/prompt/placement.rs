@@ -16,23 +16,32 @@ pub enum ContextPlacement {
     /// As the template's `documents` (Command-R's and Granite's templates read them), one
     /// per block, `{"title", "text"}`, in chip order.
     Documents,
+    /// As the result of the application's search tool (agentic retrieval): the conversation
+    /// ends with the user's question and an assistant message whose one tool call has no
+    /// result yet, and the context becomes the `tool` message answering it (`tool_call_id`
+    /// set, and the function's `name` for Hugging Face templates, as `transformers` documents
+    /// a tool message), before the generation prompt. The rest is as [`User`](Self::User):
+    /// the system message and the history stay a stable prefix.
+    Tool,
 }
 
 impl ContextPlacement {
     /// Every placement, in declaration order.
-    pub const ALL: [ContextPlacement; 3] = [
+    pub const ALL: [ContextPlacement; 4] = [
         ContextPlacement::User,
         ContextPlacement::System,
         ContextPlacement::Documents,
+        ContextPlacement::Tool,
     ];
 
-    /// The name: `user`, `system`, `documents`.
+    /// The name: `user`, `system`, `documents`, `tool`.
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             ContextPlacement::User => "user",
             ContextPlacement::System => "system",
             ContextPlacement::Documents => "documents",
+            ContextPlacement::Tool => "tool",
         }
     }
 }
@@ -40,5 +49,5 @@ impl ContextPlacement {
 named_choice!(
     ContextPlacement,
     "context placement",
-    "user, system or documents"
+    "user, system, documents or tool"
 );

@@ -85,7 +85,8 @@ pub struct TemplateDocument {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[non_exhaustive]
 pub struct PromptParts {
-    /// The template's framing: `token_count` less the other parts.
+    /// The template's framing: `token_count` less the other parts (with the context in a tool
+    /// result, the pending tool call's message too).
     pub template: usize,
     /// The system message's text.
     pub system: usize,

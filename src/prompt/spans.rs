@@ -5,9 +5,10 @@
 //! A message's share is the stretch from the end of the previous message's content to the end
 //! of its own: its own framing before its content (a role header), its content, and the
 //! closing framing of the message before it. Contents are found in order in the prompt text
-//! (as the template wrote them, or stripped, since templates often `trim` them). Where a
-//! content is not found, the template rewrote it, and the caller measures each turn by
-//! rendering without it instead.
+//! (as the template wrote them, stripped, since templates often `trim` them, or as a JSON
+//! string, since Meta's Llama 3.1 template writes a tool result with `tojson`). Where a
+//! content is not found, the template rewrote it, and the caller estimates each message's
+//! share instead.
 
 use super::count::Counting;
 use super::template::Rendered;
@@ -64,6 +65,13 @@ pub(crate) fn message_costs(
                                     .map(|at| cursor + at + stripped.len())
                             })
                             .flatten()
+                    })
+                    .or_else(|| {
+                        // `json.dumps` without `ensure_ascii` escapes what serde_json does.
+                        let quoted = serde_json::to_string(content).ok()?;
+                        text[cursor..]
+                            .find(&quoted)
+                            .map(|at| cursor + at + quoted.len())
                     });
                 match found {
                     Some(end) => end,
@@ -158,6 +166,19 @@ mod tests {
         assert_eq!(costs(&rendered, &contents), Some(vec![9, 10, 0, 4]));
         let total: usize = costs(&rendered, &contents).unwrap().iter().sum();
         assert_eq!(total, 3 + text.len() - 9);
+        // A content written as a JSON string (`tojson`) ends where its closing quote does.
+        let quoted = "<c>u: \"a\\nb\"<c>q";
+        let rendered_quoted = Rendered {
+            text: Some(quoted.to_string()),
+            pieces: vec![Piece::Span(3..12), Piece::Span(15..16)],
+            fixed_tokens: 2,
+            controls: vec![0..3, 12..15],
+            per_message: None,
+        };
+        assert_eq!(
+            costs(&rendered_quoted, &[Some("a\nb"), Some("q")]),
+            Some(vec![1 + 9, 1 + 1])
+        );
         // A content the template rewrote: no shares.
         assert_eq!(costs(&rendered, &[Some("absent"), Some("q")]), None);
         let without_text = Rendered {

@@ -77,8 +77,9 @@ pub(crate) struct PromptSettings {
     pub(crate) date: Option<ConversationDate>,
 
     /// Where the context goes: `user` (before the question, so that the system message and
-    /// the history stay a stable prefix), `system` (after the system message) or `documents`
-    /// (the template's documents, for templates that read them) [default: user].
+    /// the history stay a stable prefix), `system` (after the system message), `documents`
+    /// (the template's documents, for templates that read them) or `tool` (the result of the
+    /// search tool call the conversation ends with) [default: user].
     #[arg(long, value_name = "WHERE", value_parser = utf8(str::parse::<ContextPlacement>))]
     pub(crate) context_in: Option<ContextPlacement>,
 

@@ -384,3 +384,64 @@ fn inspect_draws_where_a_whole_prompt_s_window_went() {
     ])
     .bad(&["--conversation"]);
 }
+
+/// `--context-in tool`: the conversation ends with the question and the assistant's call of
+/// the search tool; the context is the `tool` message answering it, before the generation
+/// prompt. A conversation without the pending call is one line naming the problem.
+#[test]
+fn the_context_in_tool_answers_the_pending_call() {
+    let tokenizer = chatml_tokenizer();
+    let config = config(CHATML);
+    let mut chat: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(CONVERSATION).unwrap()).unwrap();
+    chat.push(
+        serde_json::json!({"role": "assistant", "content": "", "tool_calls": [
+        {"id": "call_1", "type": "function",
+         "function": {"name": "search_docs", "arguments": "{\"query\": \"Business price\"}"}}]}),
+    );
+    let pending = TempFile::new(
+        "conversation.json",
+        Value::from(chat).to_string().as_bytes(),
+    );
+    let args = |conversation: &str| {
+        vec![
+            "prompt".to_string(),
+            PRICING.to_string(),
+            "--conversation".to_string(),
+            conversation.to_string(),
+            "--window".to_string(),
+            "4096".to_string(),
+            "--chat-template".to_string(),
+            config.path().to_string(),
+            "--tokenizer-file".to_string(),
+            tokenizer.path().to_string(),
+            "--context-in".to_string(),
+            "tool".to_string(),
+            "--json".to_string(),
+        ]
+    };
+    let given = args(pending.path());
+    let report = run(&given.iter().map(String::as_str).collect::<Vec<_>>()).json();
+    let messages = report["messages"].as_array().unwrap();
+    let last = messages.last().unwrap();
+    let context = report["context"]["context"].as_str().unwrap();
+    assert!(context.contains("Business"), "{context}");
+    assert_eq!(last["role"], "tool");
+    assert_eq!(last["tool_call_id"], "call_1");
+    assert_eq!(last["name"], "search_docs");
+    assert_eq!(last["content"], context);
+    assert_eq!(
+        messages[messages.len() - 2]["tool_calls"][0]["id"],
+        "call_1"
+    );
+    let text = report["prompt"].as_str().unwrap();
+    assert!(
+        text.ends_with(&format!(
+            "<|im_start|>tool\n{context}<|im_end|>\n<|im_start|>assistant\n"
+        )),
+        "{text}"
+    );
+    let without = args(CONVERSATION);
+    run(&without.iter().map(String::as_str).collect::<Vec<_>>())
+        .bad(&["`tool` placement", "message 5 is a message of role `user`"]);
+}

@@ -11,6 +11,7 @@ use crate::error::Error;
 use crate::prompt::count::Counting;
 use crate::prompt::history::{self, CallIds, TurnShape};
 use crate::prompt::message::{role_of, text_content};
+use crate::prompt::placement::ContextPlacement;
 use crate::prompt::{Message, untrusted};
 
 /// A conversation read and checked.
@@ -26,11 +27,21 @@ pub(super) struct Conversation {
     pub(super) history: Range<usize>,
     /// The history's turns, as message indices relative to `history.start`.
     pub(super) turns: Vec<Range<usize>>,
+    /// With the context in a tool result: the call it answers (the last message's).
+    pub(super) pending: Option<PendingCall>,
+}
+
+/// The tool call, in the last message, that the context answers.
+pub(super) struct PendingCall {
+    /// Its `id`, as sent: what the result's `tool_call_id` names.
+    pub(super) id: String,
+    /// Its function's name, as sent.
+    pub(super) name: String,
 }
 
 impl Conversation {
     pub(super) fn question(&self) -> usize {
-        self.values.len() - 1
+        self.values.len() - 1 - usize::from(self.pending.is_some())
     }
 
     /// Whether message `index` is an instruction (a system or developer message): kept
@@ -93,9 +104,17 @@ impl PromptAssembler {
                 "the conversation is empty: it needs at least the user's question".to_string(),
             ));
         };
-        if last.role() != "user" || last.content().is_none() {
+        let tool = self.inner.placement == ContextPlacement::Tool;
+        if tool {
+            pending_call(conversation)?;
+        } else if last.role() != "user" || last.content().is_none() {
+            let hint = if call_ids(&without_nulls(last.value())).is_some() {
+                " (to answer its tool call with the context, place the context in `tool`)"
+            } else {
+                ""
+            };
             return Err(problem(format!(
-                "the conversation must end with the user's question (text content); message {} is {}",
+                "the conversation must end with the user's question (text content); message {} is {}{hint}",
                 conversation.len() - 1,
                 if last.role() == "user" {
                     "a user message without text content".to_string()
@@ -104,6 +123,8 @@ impl PromptAssembler {
                 }
             )));
         }
+        // Checked above: the question stands before the pending call, or last.
+        let question = conversation.len() - 1 - usize::from(tool);
         let control = self.inner.template.control();
         let mut values = Vec::with_capacity(conversation.len());
         let mut roles = Vec::with_capacity(conversation.len());
@@ -141,8 +162,8 @@ impl PromptAssembler {
             roles.push(role_of(&value).unwrap_or_default());
             values.push(value);
         }
-        let has_system = conversation.len() > 1 && history::is_instruction(conversation[0].role());
-        let history = usize::from(has_system)..conversation.len() - 1;
+        let has_system = question > 0 && history::is_instruction(conversation[0].role());
+        let history = usize::from(has_system)..question;
         let shapes: Vec<TurnShape<'_>> = history
             .clone()
             .map(|index| TurnShape {
@@ -156,6 +177,27 @@ impl PromptAssembler {
             .map(|index| calls[index].as_deref().unwrap_or_default())
             .collect();
         let turns = history::turns(&shapes, &ids);
+        // The call as sent (neutralized as the message is), so that the result names it.
+        let pending = if tool {
+            let last = &values[values.len() - 1];
+            let call = last
+                .get_attr("tool_calls")
+                .ok()
+                .and_then(|calls| calls.get_item(&Value::from(0)).ok());
+            let field = |path: &[&str]| {
+                let mut value = call.clone().unwrap_or_default();
+                for key in path {
+                    value = value.get_attr(key).unwrap_or_default();
+                }
+                value.as_str().map(ToString::to_string).unwrap_or_default()
+            };
+            Some(PendingCall {
+                id: field(&["id"]),
+                name: field(&["function", "name"]),
+            })
+        } else {
+            None
+        };
         Ok(Conversation {
             values,
             roles,
@@ -163,8 +205,69 @@ impl PromptAssembler {
             has_system,
             history,
             turns,
+            pending,
         })
     }
+}
+
+/// Checks that `conversation` ends as the `tool` placement needs: the user's question (text
+/// content), then an assistant message with exactly one tool call, with an `id` and a
+/// function's `name`, that nothing answers yet.
+fn pending_call(conversation: &[Message]) -> Result<(), Error> {
+    let problem = |problem: String| Error::Conversation { problem };
+    let last = conversation.len() - 1;
+    let why = |what: &str| {
+        problem(format!(
+            "the context goes to a tool result (`tool` placement), so the conversation must end \
+             with the user's question and an assistant message calling the search tool, whose \
+             result the context becomes; {what}"
+        ))
+    };
+    let message = &conversation[last];
+    if message.role() != "assistant" {
+        return Err(why(&format!(
+            "message {last} is a message of role `{}`, not an assistant message with a pending tool call",
+            message.role()
+        )));
+    }
+    let value = without_nulls(message.value());
+    let calls = value.get_attr("tool_calls").unwrap_or_default();
+    let count = if calls.kind() == ValueKind::Seq {
+        calls.len().unwrap_or(0)
+    } else {
+        0
+    };
+    if count != 1 {
+        return Err(why(&format!(
+            "message {last} has {count} tool calls, where the context answers exactly one"
+        )));
+    }
+    let call = calls.get_item(&Value::from(0)).unwrap_or_default();
+    let text = |value: Value| value.as_str().filter(|s| !s.is_empty()).is_some();
+    if !text(call.get_attr("id").unwrap_or_default()) {
+        return Err(why(&format!(
+            "message {last}'s tool call has no `id` for the result to name"
+        )));
+    }
+    let function = call.get_attr("function").unwrap_or_default();
+    if !text(function.get_attr("name").unwrap_or_default()) {
+        return Err(why(&format!(
+            "message {last}'s tool call has no function `name`"
+        )));
+    }
+    let asked = last
+        .checked_sub(1)
+        .map(|index| &conversation[index])
+        .filter(|m| m.role() == "user" && m.content().is_some());
+    if asked.is_none() {
+        return Err(why(&match last.checked_sub(1) {
+            Some(index) => format!(
+                "message {index}, before the call, is not the user's question (a user message with text content)"
+            ),
+            None => "there is no user's question before the call".to_string(),
+        }));
+    }
+    Ok(())
 }
 
 /// The ids of a message's tool calls, or `None` where it calls no tool.

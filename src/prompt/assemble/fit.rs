@@ -60,6 +60,21 @@ impl PromptAssembler {
                     );
                 }
             }
+            ContextPlacement::Tool => {
+                // The call is answered even when nothing fitted: a call left without its
+                // result is what no server accepts.
+                if let Some(call) = &chat.pending {
+                    let mut result = vec![
+                        ("role", Value::from("tool")),
+                        ("tool_call_id", Value::from(call.id.as_str())),
+                    ];
+                    if inner.template.is_jinja() {
+                        result.push(("name", Value::from(call.name.as_str())));
+                    }
+                    result.push(("content", Value::from(context.text.as_str())));
+                    values.push(Value::from_pairs(result));
+                }
+            }
             ContextPlacement::Documents => {
                 documents = Some(
                     context

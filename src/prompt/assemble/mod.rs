@@ -91,6 +91,16 @@ impl PromptAssembler {
                     .to_string(),
             ));
         }
+        if placement == ContextPlacement::Tool && !template.takes_tools() {
+            return Err(setting(
+                "context_in",
+                format!(
+                    "the context cannot go to a `tool` result: the {} chat template does not \
+                     write tool calls and results yet; put it in the user or system message",
+                    template.name()
+                ),
+            ));
+        }
         let tools = super::tools::for_template(tools, &template, special_tokens_in_messages)?;
         let mut context = context
             .tokenizer(template.counter().clone())
@@ -182,14 +192,16 @@ impl PromptAssembler {
         self.inner.date
     }
 
-    /// Fits `conversation` (its last message is the user's question) and `results` to the
-    /// window.
+    /// Fits `conversation` (its last message is the user's question; with the context in a
+    /// [`Tool`](ContextPlacement::Tool) result, the question and then the assistant's call of
+    /// the search tool) and `results` to the window.
     ///
     /// # Errors
     ///
     /// - [`Error::Conversation`] when the conversation is empty, does not end with a user
-    ///   message whose content is text, has a role that is not a name, or has a message the
-    ///   template's kind cannot write;
+    ///   message whose content is text (with the context in a tool result: that message, then
+    ///   an assistant message with one tool call, with an `id`, that nothing answers yet), has
+    ///   a role that is not a name, or has a message the template's kind cannot write;
     /// - [`Error::PromptTooLarge`] when the system message, the question, the template and
     ///   the reserve alone do not fit in the window;
     /// - [`Error::ChatTemplate`] when the template raises, runs out of fuel or writes too

@@ -305,6 +305,12 @@ impl ChatTemplate {
         !matches!(self.inner.kind, Kind::OpenAi(_))
     }
 
+    /// Whether the template is a Hugging Face (Jinja) one: its messages are `transformers`'
+    /// dicts, a tool result with the function's `name` as its docs show one.
+    pub(crate) fn is_jinja(&self) -> bool {
+        matches!(self.inner.kind, Kind::Jinja { .. })
+    }
+
     /// Whether the template reads `documents` (Command-R's and Granite's do).
     #[must_use]
     pub fn reads_documents(&self) -> bool {

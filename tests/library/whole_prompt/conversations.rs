@@ -11,8 +11,18 @@ pub(crate) enum Shape {
     Plain,
     /// As `Plain`, but strictly alternating (Gemma 3 raises otherwise).
     Alternating,
-    /// As `Plain`, with assistant tool calls and tool results in some turns.
+    /// As `Plain`, with assistant tool calls (one or two, each with an `id`, their arguments
+    /// a JSON string or an object) and their results (`tool` messages with `tool_call_id`) in
+    /// some turns.
     Tools,
+    /// As `Tools`, with one call per message (Meta's Llama 3.1 template raises on more).
+    OneCall,
+}
+
+impl Shape {
+    fn calls_tools(self) -> bool {
+        matches!(self, Shape::Tools | Shape::OneCall)
+    }
 }
 
 /// A small, fast, deterministic generator (xorshift64*).
@@ -73,15 +83,31 @@ pub(crate) fn conversation(seed: u64, shape: Shape, turns: usize) -> Vec<Message
     }
     for turn in 0..turns {
         messages.push(Message::user(&text(&mut rng)));
-        if shape == Shape::Tools && rng.below(4) == 0 {
-            let call = json!({
-                "role": "assistant",
-                "content": "",
-                "tool_calls": [{"type": "function", "function": {"name": "lookup_price", "arguments": {"plan": "B", "year": 2026 + turn, "ratio": 0.5}}}]
-            });
-            messages.push(serde_json::from_value(call).unwrap());
-            let result = json!({"role": "tool", "name": "lookup_price", "content": format!("{{\"price\": {}}}", 12 + turn)});
-            messages.push(serde_json::from_value(result).unwrap());
+        if shape.calls_tools() && rng.below(4) == 0 {
+            let calls = if shape == Shape::OneCall {
+                1
+            } else {
+                1 + rng.below(2)
+            };
+            let ids: Vec<String> = (0..calls).map(|k| format!("call_{turn}_{k}")).collect();
+            let tool_calls: Vec<serde_json::Value> = ids
+                .iter()
+                .map(|id| call(id, "lookup_price", &mut rng, turn))
+                .collect();
+            // Content "" rather than none: DeepSeek V3's template adds it to strings.
+            let message = json!({"role": "assistant", "content": "", "tool_calls": tool_calls});
+            messages.push(serde_json::from_value(message).unwrap());
+            for id in &ids {
+                let mut result = json!({
+                    "role": "tool",
+                    "tool_call_id": id,
+                    "content": format!("{{\"price\": {}}} {}", 12 + turn, text(&mut rng)),
+                });
+                if rng.below(2) == 0 {
+                    result["name"] = json!("lookup_price");
+                }
+                messages.push(serde_json::from_value(result).unwrap());
+            }
         }
         messages.push(Message::assistant(&text(&mut rng)));
         if shape != Shape::Alternating && rng.below(8) == 0 {
@@ -91,6 +117,25 @@ pub(crate) fn conversation(seed: u64, shape: Shape, turns: usize) -> Vec<Message
     }
     messages.push(Message::user(&text(&mut rng)));
     messages
+}
+
+/// One tool call: its arguments an object or the JSON string of one (both as OpenAI's API and
+/// `transformers` take them), holding text of several languages and control-token strings in
+/// values and keys.
+pub(crate) fn call(id: &str, name: &str, rng: &mut Rng, turn: usize) -> serde_json::Value {
+    let arguments = json!({
+        "plan": "B",
+        "year": 2026 + turn,
+        "ratio": 0.5,
+        "query": text(rng),
+        PIECES[9 + rng.below(6)]: [1, "zwei", null],
+    });
+    let arguments = if rng.below(2) == 0 {
+        arguments
+    } else {
+        json!(arguments.to_string())
+    };
+    json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}})
 }
 
 const TOOL_WORDS: [&str; 5] = [

@@ -10,4 +10,5 @@ mod openai_tools;
 mod properties;
 mod reference;
 mod tekken_files;
+mod tool_result;
 mod tools;

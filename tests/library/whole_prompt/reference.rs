@@ -3,9 +3,16 @@
 //! tokenizer), gpt-oss (`openai-harmony`), GPT-4o and GPT-4 (the OpenAI cookbook's rule with
 //! `tiktoken`) and Mistral's Tekken files (`mistral-common`: both files it ships, v3, and one
 //! of them as v7, v11 and v13), over generated conversations and windows from 1,024 to 32,768
-//! tokens; and through the Hugging Face templates again with 1 to 8 tool definitions, given to
-//! `apply_chat_template(tools=...)` (Qwen 3 writes them; the others ignore them), and through
-//! OpenAI's rule with them, counted by the cookbook's `num_tokens_for_tools`.
+//! tokens; and through the Hugging Face templates again with 1 to 8 tool definitions (nested,
+//! enum and array parameters), given to `apply_chat_template(tools=...)` at windows from 2,048
+//! (Qwen 3 writes them in the system message, Meta's Llama 3.1 tool template,
+//! `fixtures/templates/llama3_1_tools.jinja`, in the first user message; the others ignore
+//! them). The conversations of Llama 3, Llama 3.1, Qwen 3 and DeepSeek V3 hold assistant tool
+//! calls (arguments as JSON strings and as objects, with ids) and `tool` results naming them
+//! by `tool_call_id`; whole turns go oldest first and no result is kept without its call. With
+//! tools, every other case of those ends with the search tool's pending call and places the
+//! context as its result (`ContextPlacement::Tool`): the last message answers that call. And
+//! through OpenAI's rule with tools, counted by the cookbook's `num_tokens_for_tools`.
 //!
 //! Run by `.ci/run` with `MENTOR_TOKENIZER_DATA`, `MENTOR_TOKENIZER_PYTHON` and
 //! `TIKTOKEN_ENCODINGS_BASE` set (`.ci/tokenizer-data` fetches the files and the Python
@@ -15,13 +22,15 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use mentor_context::prompt::{ChatTemplate, ConversationDate, Prompt, PromptBuilder, Tools};
+use mentor_context::prompt::{
+    ChatTemplate, ContextPlacement, ConversationDate, Message, Prompt, PromptBuilder, Tools,
+};
 use mentor_context::tokenizer::TekkenTokenizer;
 use mentor_context::wire::parse_results;
 use mentor_context::{ContextBuilder, Encoding, MentorRagResult, OmitReason};
 use serde_json::{Value, json};
 
-use super::conversations::{Shape, conversation, tools};
+use super::conversations::{Rng, Shape, call, conversation, tools};
 use super::tekken_files::{RemovedOnDrop, derived_folder, tekken_files, tekken_version};
 use crate::common;
 
@@ -33,10 +42,15 @@ fn templates(dir: &Path) -> Vec<(String, ChatTemplate, Shape)> {
         ("llama3", Shape::Tools),
         ("llama3_1", Shape::Tools),
         ("qwen3", Shape::Tools),
-        ("deepseek_v3", Shape::Plain),
+        ("deepseek_v3", Shape::Tools),
         ("gemma3", Shape::Alternating),
+        ("llama3_1_tools", Shape::OneCall),
     ] {
-        let folder = dir.join(model);
+        let folder = if model == "llama3_1_tools" {
+            llama3_1_tools(dir)
+        } else {
+            dir.join(model)
+        };
         let template = ChatTemplate::from_files(
             folder.join("tokenizer_config.json"),
             folder.join("tokenizer.json"),
@@ -63,6 +77,28 @@ fn templates(dir: &Path) -> Vec<(String, ChatTemplate, Shape)> {
         ));
     }
     templates
+}
+
+/// Meta's Llama 3.1 tool-use template (`fixtures/templates/llama3_1_tools.jinja`) as the
+/// `chat_template` of the Llama 3.1 tokenizer's config, with its `tokenizer.json`, in a folder
+/// of this run's that both sides load.
+fn llama3_1_tools(dir: &Path) -> PathBuf {
+    let source = dir.join("llama3_1");
+    let folder = derived_folder().join("llama3_1_tools");
+    std::fs::create_dir_all(&folder).unwrap();
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/templates/llama3_1_tools.jinja");
+    let mut config: Value =
+        serde_json::from_slice(&std::fs::read(source.join("tokenizer_config.json")).unwrap())
+            .unwrap();
+    config["chat_template"] = json!(std::fs::read_to_string(fixture).unwrap());
+    std::fs::write(
+        folder.join("tokenizer_config.json"),
+        serde_json::to_vec(&config).unwrap(),
+    )
+    .unwrap();
+    std::fs::copy(source.join("tokenizer.json"), folder.join("tokenizer.json")).unwrap();
+    folder
 }
 
 /// The results of every fixture, and a set whose every field holds control tokens.
@@ -132,18 +168,38 @@ fn prompts_and_counts_are_the_owners() {
         .into_iter()
         .map(|(label, template, shape)| (label, template, shape, false))
         .chain(with_tools);
+    let mut answered = 0;
     for (label, template, shape, give_tools) in all {
         for seed in 0..cases_per_template() {
-            let window = windows[seed % windows.len()];
+            // With tools, from 2,048: the definitions alone take a good part of 1,024.
+            let window = if give_tools {
+                windows[1 + seed % (windows.len() - 1)]
+            } else {
+                windows[seed % windows.len()]
+            };
             let reserve = [0, 256, 1000][seed % 3].min(window / 2);
             let results = &sets[seed % sets.len()];
-            let chat = conversation(seed as u64, shape, seed % 21);
+            let mut chat = conversation(seed as u64, shape, seed % 21);
             let tools = give_tools.then(|| tools(seed as u64, 1 + seed % 8));
+            // Every other case with tools, where the conversation has calls: retrieval as the
+            // result of the search tool's pending call.
+            let in_tool = give_tools && shape != Shape::Alternating && seed % 2 == 1;
+            if in_tool {
+                let mut rng = Rng::new(seed as u64);
+                let pending = json!({"role": "assistant", "content": "",
+                    "tool_calls": [call("call_search", "search", &mut rng, 0)]});
+                chat.push(serde_json::from_value(pending).unwrap());
+            }
             let prompts = PromptBuilder::new(template.clone(), window)
                 .reserve(reserve)
                 .date(date)
                 .context(ContextBuilder::new(0).max_head_tokens(64))
                 .tools(tools.clone())
+                .context_in(if in_tool {
+                    ContextPlacement::Tool
+                } else {
+                    ContextPlacement::User
+                })
                 .build()
                 .unwrap();
             let prompt = match prompts.assemble(&chat, results) {
@@ -158,6 +214,20 @@ fn prompts_and_counts_are_the_owners() {
                 !(label.starts_with("openai:") && tools.is_some()),
                 "{label} seed {seed}"
             );
+            check_turns(&label, seed, &chat, &prompt);
+            if in_tool {
+                let last = serde_json::to_value(prompt.messages.last().unwrap()).unwrap();
+                assert_eq!(
+                    (&last["role"], &last["tool_call_id"], &last["content"]),
+                    (
+                        &json!("tool"),
+                        &json!("call_search"),
+                        &json!(prompt.context.text)
+                    ),
+                    "{label} seed {seed}: the last message does not answer the pending call"
+                );
+                answered += 1;
+            }
             cases.push(Case {
                 template: label.clone(),
                 version: tekken_version(&template),
@@ -218,6 +288,12 @@ fn prompts_and_counts_are_the_owners() {
         trimmed * 10 >= cases.len() && cut * 4 >= cases.len(),
         "trimmed {trimmed}, cut {cut} of {}",
         cases.len()
+    );
+    // The context as the search tool's result: in Qwen 3, Llama 3, both Llama 3.1 templates
+    // and DeepSeek V3, every other case with tools.
+    assert!(
+        answered * 3 >= cases_per_template() * 5,
+        "too few cases with the context in a tool result: {answered}"
     );
     // Tools written (Qwen 3's), in trimmed conversations too.
     let written = cases.iter().filter(|c| c.prompt.parts.tools > 0);
@@ -327,6 +403,43 @@ pub(super) fn check_fits(
                 .map(|c| (c.token_count, c.truncated))
                 .collect::<Vec<_>>()
         );
+    }
+}
+
+/// The messages dropped are the history's oldest, whole turns (instructions stay), so the kept
+/// history starts with a user message; every tool result kept answers a call kept before it.
+fn check_turns(label: &str, seed: usize, chat: &[Message], prompt: &Prompt<'_>) {
+    let instruction = |m: &Message| matches!(m.role(), "system" | "developer");
+    let start = usize::from(chat.len() > 1 && instruction(&chat[0]));
+    let dropped: Vec<usize> = prompt.dropped.iter().map(|d| d.index).collect();
+    let expected: Vec<usize> = (start..chat.len())
+        .filter(|&i| !instruction(&chat[i]))
+        .take(dropped.len())
+        .collect();
+    assert_eq!(
+        dropped, expected,
+        "{label} seed {seed}: not the oldest messages"
+    );
+    if let Some(&last) = dropped.last() {
+        let next = (last + 1..chat.len()).find(|&i| !instruction(&chat[i]));
+        assert!(
+            next.is_some_and(|i| chat[i].role() == "user"),
+            "{label} seed {seed}: a turn was cut in two"
+        );
+    }
+    let mut calls = std::collections::HashSet::new();
+    for message in &prompt.messages {
+        let value = serde_json::to_value(message).unwrap();
+        for call in value["tool_calls"].as_array().into_iter().flatten() {
+            calls.insert(call["id"].as_str().unwrap_or_default().to_string());
+        }
+        if message.role() == "tool" {
+            let id = value["tool_call_id"].as_str().unwrap_or_default();
+            assert!(
+                calls.contains(id),
+                "{label} seed {seed}: the result of {id:?} is kept without its call"
+            );
+        }
     }
 }
 

@@ -11,6 +11,7 @@ mod edges;
 mod limits;
 mod requests;
 mod timeouts;
+mod tool_result;
 
 /// A running service, stopped when dropped.
 pub(super) struct Service {
