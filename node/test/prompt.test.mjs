@@ -93,7 +93,7 @@ test('bad options throw with the option\'s name and a code, as the command refus
     [{ ...base, window: 1000 }, ['--chat-template', 'harmony', '--window', '1000'], 'INVALID_SETTING', 'reserve: '],
     [{ ...base, contextIn: 'documents' }, ['--chat-template', 'harmony', '--window', '4096', '--context-in', 'documents'],
       'INVALID_SETTING', 'contextIn: '],
-    [{ ...base, contextIn: 'tool' }, ['--chat-template', 'harmony', '--window', '4096', '--context-in', 'tool'],
+    [{ ...base, chatTemplate: 'openai', contextIn: 'tool' }, ['--chat-template', 'openai', '--window', '4096', '--context-in', 'tool'],
       'INVALID_SETTING', 'contextIn: '],
     [{ ...base, trimStep: 1 }, ['--chat-template', 'harmony', '--window', '4096', '--trim-step', '1'], 'INVALID_SETTING', 'trimStep: '],
     [{ ...base, dialect: 'anthropic' }, ['--chat-template', 'harmony', '--window', '4096', '--dialect', 'anthropic'],

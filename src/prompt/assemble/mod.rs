@@ -91,7 +91,7 @@ impl PromptAssembler {
                     .to_string(),
             ));
         }
-        if placement == ContextPlacement::Tool && !template.takes_tools() {
+        if placement == ContextPlacement::Tool && !template.writes_tool_calls() {
             return Err(setting(
                 "context_in",
                 format!(

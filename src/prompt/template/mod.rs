@@ -339,6 +339,13 @@ impl ChatTemplate {
         !matches!(self.inner.kind, Kind::OpenAi(_))
     }
 
+    /// Whether the template writes assistant tool calls and `tool` results (what retrieval as a
+    /// tool result needs): Hugging Face templates and Harmony do; OpenAI's rule counts no
+    /// calls, and Mistral does not yet.
+    pub(crate) fn writes_tool_calls(&self) -> bool {
+        matches!(self.inner.kind, Kind::Jinja { .. } | Kind::Harmony(_))
+    }
+
     /// Why the template takes no tools, in words; `None` where it takes them.
     pub(crate) fn why_no_tools(&self) -> Option<String> {
         match &self.inner.kind {

@@ -244,7 +244,8 @@ fn without_a_pending_call_the_error_names_the_problem() {
         assert!(err.contains(expected), "{err}");
         assert!(!err.contains('\n'), "{err}");
     }
-    let err = PromptBuilder::new(ChatTemplate::harmony(), 4000)
+    // OpenAI's rule counts tools, not calls and results.
+    let err = PromptBuilder::new(ChatTemplate::openai(Encoding::O200kBase), 4000)
         .context_in(ContextPlacement::Tool)
         .build()
         .unwrap_err();
@@ -269,4 +270,30 @@ fn without_a_pending_call_the_error_names_the_problem() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("place the context in `tool`"), "{err}");
+}
+
+/// gpt-oss writes calls and results (as vLLM maps them): the context is the result of the
+/// pending call, from `functions.search` on the commentary channel, and the count is exact.
+#[test]
+fn harmony_writes_the_context_as_the_result_of_the_pending_call() {
+    let prompts = PromptBuilder::new(ChatTemplate::harmony(), 4000)
+        .reserve(200)
+        .date(date())
+        .context_in(ContextPlacement::Tool)
+        .build()
+        .unwrap();
+    let chat = [
+        Message::user("What does Plan B cost?"),
+        search_call("call_search"),
+    ];
+    let results = results();
+    let prompt = prompts.assemble(&chat, &results).unwrap();
+    assert_eq!(recount(prompts.template(), &prompt), prompt.token_count);
+    let text = prompt.prompt.as_deref().unwrap();
+    let result = format!(
+        "<|start|>functions.search to=assistant<|channel|>commentary<|message|>{}<|end|>",
+        prompt.context.text
+    );
+    assert!(text.contains(&result), "{text}");
+    assert!(text.ends_with("<|start|>assistant"), "{text}");
 }
