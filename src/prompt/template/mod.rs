@@ -206,7 +206,11 @@ impl ChatTemplate {
     /// turns, `</s>` after assistant turns; v3 (`mistral-common`'s own `tekken_240718.json`
     /// and `tekken_240911.json`) joins the system messages before the last user message, v7,
     /// v11 and v13 write each in place between `[SYSTEM_PROMPT]` and `[/SYSTEM_PROMPT]`.
-    /// System, user and assistant messages with text content.
+    /// System, user, assistant and tool messages with text content; tool calls (`arguments`
+    /// as a JSON string or an object), tool results and tool definitions (`[AVAILABLE_TOOLS]`)
+    /// as each version writes them. Where `mistral-common` refuses a conversation (a call id
+    /// that is not 9 letters or digits before v13, a result without its call, ...), rendering
+    /// fails with one line naming the message and the rule.
     ///
     /// # Errors
     ///
@@ -282,11 +286,11 @@ impl ChatTemplate {
     }
 
     /// Whether the template takes tool definitions: Hugging Face (Jinja) templates do (those
-    /// that ignore `tools` as `transformers` would); Harmony, Mistral and OpenAI's rule do not
-    /// yet.
+    /// that ignore `tools` as `transformers` would), and Mistral's (`[AVAILABLE_TOOLS]`, as
+    /// `mistral-common` writes it); Harmony and OpenAI's rule do not yet.
     #[must_use]
     pub fn takes_tools(&self) -> bool {
-        matches!(self.inner.kind, Kind::Jinja { .. })
+        matches!(self.inner.kind, Kind::Jinja { .. } | Kind::Mistral(_))
     }
 
     /// The control tokens: what splits the prompt, and what is neutralized.
@@ -334,6 +338,10 @@ impl ChatTemplate {
                     .map_err(|problem| Error::ChatTemplate { problem })?;
                 Ok(Rendered::split(text, control))
             }
+            Kind::Mistral(format) => Ok(Rendered::split(
+                mistral::render(input.messages, input.tools, *format, control)?,
+                control,
+            )),
             _ if input.tools.is_some_and(|tools| tools.len() != Some(0)) => {
                 Err(Error::Conversation {
                     problem: format!(
@@ -345,10 +353,6 @@ impl ChatTemplate {
             }
             Kind::Harmony => Ok(Rendered::split(
                 harmony::render(input.messages, input.date)?,
-                control,
-            )),
-            Kind::Mistral(format) => Ok(Rendered::split(
-                mistral::render(input.messages, *format)?,
                 control,
             )),
             Kind::OpenAi => openai::render(input.messages),
