@@ -58,48 +58,47 @@ pub(super) enum Format {
 }
 
 impl Format {
-    /// The control tokens this format writes: `mistral-common`'s instruct tokenizer of the
-    /// version looks each up when it is built, and refuses a file that lacks one.
+    /// The control tokens this format writes for any conversation.
     fn writes(self) -> &'static [&'static str] {
-        const V3: &[&str] = &[
-            "<s>",
-            "</s>",
-            "[INST]",
-            "[/INST]",
-            "[AVAILABLE_TOOLS]",
-            "[/AVAILABLE_TOOLS]",
-            "[TOOL_RESULTS]",
-            "[/TOOL_RESULTS]",
-            "[TOOL_CALLS]",
-        ];
         match self {
-            Format::V3 => V3,
-            Format::V7 => &[
+            Format::V3 => &["<s>", "</s>", "[INST]", "[/INST]"],
+            _ => &[
                 "<s>",
                 "</s>",
                 "[INST]",
                 "[/INST]",
+                "[SYSTEM_PROMPT]",
+                "[/SYSTEM_PROMPT]",
+            ],
+        }
+    }
+
+    /// The control tokens this format writes for tools, calls and results. `mistral-common`'s
+    /// instruct tokenizer looks each up when it is built, and refuses a file that lacks one;
+    /// here a file without them still writes conversations that need none.
+    fn writes_for_tools(self) -> &'static [&'static str] {
+        match self {
+            Format::V3 => &[
                 "[AVAILABLE_TOOLS]",
                 "[/AVAILABLE_TOOLS]",
                 "[TOOL_RESULTS]",
                 "[/TOOL_RESULTS]",
                 "[TOOL_CALLS]",
-                "[SYSTEM_PROMPT]",
-                "[/SYSTEM_PROMPT]",
+            ],
+            Format::V7 => &[
+                "[AVAILABLE_TOOLS]",
+                "[/AVAILABLE_TOOLS]",
+                "[TOOL_RESULTS]",
+                "[/TOOL_RESULTS]",
+                "[TOOL_CALLS]",
                 "[TOOL_CONTENT]",
             ],
             Format::V11 | Format::V13 => &[
-                "<s>",
-                "</s>",
-                "[INST]",
-                "[/INST]",
                 "[AVAILABLE_TOOLS]",
                 "[/AVAILABLE_TOOLS]",
                 "[TOOL_RESULTS]",
                 "[/TOOL_RESULTS]",
                 "[TOOL_CALLS]",
-                "[SYSTEM_PROMPT]",
-                "[/SYSTEM_PROMPT]",
                 "[TOOL_CONTENT]",
                 "[ARGS]",
                 "[CALL_ID]",
@@ -203,6 +202,24 @@ pub(super) fn render(
         Some(tools) => write::tool_list(tools)?,
         None => None,
     };
+    let uses_tools = tools.is_some()
+        || read.iter().any(|message| match &message.kind {
+            read::Kind::Assistant { calls, .. } => !calls.is_empty(),
+            read::Kind::Tool(_) => true,
+            _ => false,
+        });
+    if uses_tools
+        && let Some(missing) = format
+            .writes_for_tools()
+            .iter()
+            .find(|t| control.tokens().binary_search(&(**t).to_string()).is_err())
+    {
+        return Err(Error::ChatTemplate {
+            problem: format!(
+                "the Tekken file's special_tokens lack {missing}, which Mistral's format writes for tools, tool calls and tool results (mistral-common refuses such a file)"
+            ),
+        });
+    }
     write::prompt(&read, tools.as_deref(), format)
 }
 
