@@ -260,7 +260,7 @@ impl PromptAssembler {
         // Instructions in the history are never dropped, and some templates move them (DeepSeek
         // V3 joins every system message at the start): the search for contents in order
         // passes them by, and they cost what the template makes of them, as fixed text.
-        let searched: Vec<Option<&str>> = chat
+        let mut searched: Vec<Option<&str>> = chat
             .contents
             .iter()
             .enumerate()
@@ -269,7 +269,24 @@ impl PromptAssembler {
                 content.as_deref().filter(|_| !moved)
             })
             .collect();
-        let costs = match message_costs(&whole.rendered, &searched, &mut counting)? {
+        let mut costs = message_costs(&whole.rendered, &searched, &mut counting)?;
+        // A template may write a tool's result another way than it was given (Mistral's v3
+        // writes it inside JSON), and move the instructions (v3 writes them with the last user
+        // message): such a message's tokens then go to the next message found, which is still
+        // its turn's where the assistant answers the result, and the question for v3's
+        // instructions.
+        for passed_by in [history::is_tool_result, history::is_instruction] {
+            if costs.is_some() {
+                break;
+            }
+            for (content, role) in searched.iter_mut().zip(&chat.roles) {
+                if passed_by(role) {
+                    *content = None;
+                }
+            }
+            costs = message_costs(&whole.rendered, &searched, &mut counting)?;
+        }
+        let costs = match costs {
             Some(costs) => costs,
             None => chat.estimated_costs(whole.shared, &mut counting)?,
         };

@@ -2,9 +2,11 @@
 //! Llama 3.1, Qwen 3, DeepSeek V3 and Gemma 3 (`transformers`' `apply_chat_template` and the
 //! tokenizer), gpt-oss (`openai-harmony`), GPT-4o (the OpenAI cookbook's rule with
 //! `tiktoken`) and Mistral's Tekken files (`mistral-common`: both files it ships, v3, and one
-//! of them as v7, v11 and v13), over generated conversations and windows from 1,024 to 32,768
-//! tokens; and through the Hugging Face templates again with 1 to 8 tool definitions, given to
-//! `apply_chat_template(tools=...)` (Qwen 3 writes them; the others ignore them).
+//! of them as v7, v11 and v13, with tool calls and results in the history), over generated
+//! conversations and windows from 1,024 to 32,768 tokens; and through the Hugging Face and
+//! Mistral templates again with 1 to 8 tool definitions, given to
+//! `apply_chat_template(tools=...)` (Qwen 3 writes them; the others ignore them) and to
+//! `ChatCompletionRequest.from_openai(messages, tools=...)`.
 //!
 //! Run by `.ci/run` with `MENTOR_TOKENIZER_DATA`, `MENTOR_TOKENIZER_PYTHON` and
 //! `TIKTOKEN_ENCODINGS_BASE` set (`.ci/tokenizer-data` fetches the files and the Python
@@ -56,7 +58,7 @@ fn templates(dir: &Path) -> Vec<(String, ChatTemplate, Shape)> {
         templates.push((
             format!("mistral:{}", tekken.display()),
             template,
-            Shape::Plain,
+            Shape::ToolsWithIds,
         ));
     }
     templates
@@ -118,10 +120,10 @@ fn prompts_and_counts_are_the_owners() {
         .iter()
         .find(|(label, _, _)| label.ends_with("qwen3"))
         .map(|(label, template, _)| (label.clone(), template.clone()));
-    // The Hugging Face templates a second time, with tools.
+    // The Hugging Face and Mistral templates a second time, with tools.
     let with_tools: Vec<_> = templates
         .iter()
-        .filter(|(label, _, _)| label.starts_with("hf:"))
+        .filter(|(label, _, _)| label.starts_with("hf:") || label.starts_with("mistral:"))
         .map(|(label, template, shape)| (label.clone(), template.clone(), *shape, true))
         .collect();
     let all = templates
@@ -215,6 +217,17 @@ fn prompts_and_counts_are_the_owners() {
     assert!(
         written.count() * 3 >= cases_per_template() && trimmed_with_tools.count() >= 1,
         "too few cases with tools written"
+    );
+    // Mistral's prompts hold tools, kept tool calls and results, trimmed too.
+    let mistral: Vec<&Case> = cases.iter().filter(|c| c.version.is_some()).collect();
+    let with_results = |c: &&&Case| c.prompt.messages.iter().any(|m| m.role() == "tool");
+    let listed = mistral.iter().filter(|c| c.prompt.parts.tools > 0);
+    assert!(
+        listed.clone().count() * 3 >= cases_per_template()
+            && listed.clone().filter(with_results).count() >= 1
+            && listed.filter(|c| !c.prompt.dropped.is_empty()).count() >= 1
+            && mistral.iter().filter(with_results).count() * 4 >= mistral.len(),
+        "too few Mistral cases with tools, calls and results"
     );
     let reference = run_reference(&python, &cases, date);
     assert_eq!(reference.len(), cases.len());
