@@ -3,6 +3,7 @@
 mod conversations;
 mod cost;
 mod deadline;
+mod mistral_tools;
 mod nothing_lost;
 mod properties;
 mod reference;
