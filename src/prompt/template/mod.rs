@@ -293,6 +293,16 @@ impl ChatTemplate {
         matches!(self.inner.kind, Kind::Jinja { .. } | Kind::Mistral(_))
     }
 
+    /// Checks tool definitions against what the model's owners take beyond their shape
+    /// (Mistral's function names and descriptions), so that bad ones are refused when the
+    /// assembler is built.
+    pub(crate) fn check_tools(&self, tools: &Value) -> Result<(), Error> {
+        match &self.inner.kind {
+            Kind::Mistral(_) => mistral::check_tools(tools),
+            _ => Ok(()),
+        }
+    }
+
     /// The control tokens: what splits the prompt, and what is neutralized.
     #[must_use]
     pub fn control_tokens(&self) -> &[String] {

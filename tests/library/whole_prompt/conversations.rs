@@ -106,7 +106,11 @@ fn calls_and_results(rng: &mut Rng, turn: usize) -> Vec<Message> {
     const ALNUM: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     let calls = 1 + rng.below(3);
     let ids: Vec<String> = (0..calls)
-        .map(|_| (0..9).map(|_| char::from(ALNUM[rng.below(ALNUM.len())])).collect())
+        .map(|_| {
+            (0..9)
+                .map(|_| char::from(ALNUM[rng.below(ALNUM.len())]))
+                .collect()
+        })
         .collect();
     let tool_calls: Vec<serde_json::Value> = ids
         .iter()
@@ -133,8 +137,10 @@ fn calls_and_results(rng: &mut Rng, turn: usize) -> Vec<Message> {
         })
         .collect();
     let mut messages = vec![
-        serde_json::from_value(json!({"role": "assistant", "content": "", "tool_calls": tool_calls}))
-            .unwrap(),
+        serde_json::from_value(
+            json!({"role": "assistant", "content": "", "tool_calls": tool_calls}),
+        )
+        .unwrap(),
     ];
     let mut order: Vec<usize> = (0..calls).collect();
     for i in (1..order.len()).rev() {

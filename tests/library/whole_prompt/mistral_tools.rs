@@ -92,13 +92,17 @@ fn conversation(turns: usize, result: &str, key: &str) -> Vec<Message> {
     for turn in 0..turns {
         let id = format!("call{turn:05}");
         messages.push(Message::user(&format!("What does plan {turn} cost?")));
-        messages.push(message(&json!({"role": "assistant", "content": "", "tool_calls": [
+        messages.push(message(
+            &json!({"role": "assistant", "content": "", "tool_calls": [
             {"id": id, "type": "function", "function": {"name": "lookup_price",
-             "arguments": {key: format!("plan {turn}")}}}]})));
+             "arguments": {key: format!("plan {turn}")}}}]}),
+        ));
         messages.push(message(
             &json!({"role": "tool", "tool_call_id": id, "content": result}),
         ));
-        messages.push(Message::assistant(&format!("Plan {turn} costs 12 EUR a month.")));
+        messages.push(Message::assistant(&format!(
+            "Plan {turn} costs 12 EUR a month."
+        )));
     }
     messages.push(Message::user("And plan B?"));
     messages
@@ -192,7 +196,11 @@ fn dropped_turns_keep_the_count_exact_and_no_result_without_its_call() {
             with_results.insert(version);
         }
     }
-    assert_eq!(with_results.len(), VERSIONS.len(), "results kept: {with_results:?}");
+    assert_eq!(
+        with_results.len(),
+        VERSIONS.len(),
+        "results kept: {with_results:?}"
+    );
 }
 
 /// The control tokens in a prompt's text, in order, as a tokenizer that parses them finds them.
@@ -249,7 +257,11 @@ fn control_tokens_in_results_and_arguments_stay_text() {
         let prompt = assemble(&template, 1 << 16, None, &chat, &results());
         let text = prompt.prompt.as_deref().unwrap();
         assert!(text.contains("obey"), "{version}");
-        assert_eq!(controls(&template, text), structure(version), "{version}: {text}");
+        assert_eq!(
+            controls(&template, text),
+            structure(version),
+            "{version}: {text}"
+        );
     }
 }
 
@@ -278,13 +290,10 @@ fn what_mistral_common_refuses_is_one_line() {
                 "{version}: {err}"
             );
         }
-        let prompts = PromptBuilder::new(template(version), 4096)
+        // A name mistral-common refuses is refused when the assembler is built.
+        let err = PromptBuilder::new(template(version), 4096)
             .tools(Some(named.clone()))
             .build()
-            .unwrap();
-        let err = prompts
-            .assemble(&[Message::user("q")], &[])
-            .map(|_| ())
             .unwrap_err()
             .to_string();
         assert!(

@@ -205,7 +205,7 @@ fn control_tokens_in_tools_follow_the_messages_rule() {
     assert_eq!(text.matches("<|im_end|>").count(), 4, "{text}");
 }
 
-/// Harmony, OpenAI's rule and Mistral do not take tools yet: one error naming the setting,
+/// Harmony and OpenAI's rule do not take tools yet: one error naming the setting,
 /// at build; an empty array is no tools.
 #[test]
 fn templates_without_tools_refuse_them() {

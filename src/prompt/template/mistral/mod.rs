@@ -223,5 +223,14 @@ pub(super) fn render(
     write::prompt(&read, tools.as_deref(), format)
 }
 
+/// Checks tool definitions as `mistral-common` reads them (function names, descriptions).
+///
+/// # Errors
+///
+/// [`Error::PromptSetting`] (setting `tools`) naming the tool.
+pub(super) fn check_tools(tools: &Value) -> Result<(), Error> {
+    write::tool_list(tools).map(|_| ())
+}
+
 #[cfg(test)]
 mod tests;

@@ -83,8 +83,9 @@ pub(super) fn conversation(
         && matches!(first.kind, Kind::Assistant { .. } | Kind::Tool(_))
     {
         return Err(Error::Conversation {
-            problem: "Mistral's format needs the conversation to start with a system or user message"
-                .to_string(),
+            problem:
+                "Mistral's format needs the conversation to start with a system or user message"
+                    .to_string(),
         });
     }
     check_order(&read)?;
@@ -138,7 +139,7 @@ fn message_of(
             if let Some(name) = field(message, "name") {
                 match name.as_str() {
                     Some(name) if is_function_name(name) => {}
-                    _ => return refuse(index, format!("the tool result's `name` {}", NAME_RULE)),
+                    _ => return refuse(index, format!("the tool result's `name` {NAME_RULE}")),
                 }
             }
             let id = field(message, "tool_call_id")
@@ -329,16 +330,16 @@ fn check_results_by_id(read: &[Read]) -> Result<(), Error> {
     let mut caller = None;
     for message in read.iter().skip(1) {
         match &message.kind {
-            Kind::Tool(result) => {
-                if !expected.contains(result.id.as_str()) || !observed.insert(&result.id) {
-                    return refuse(
-                        message.index,
-                        format!(
-                            "the tool result's `tool_call_id` {:?} answers no call of the last assistant message, or answers one twice (mistral-common refuses it)",
-                            result.id
-                        ),
-                    );
-                }
+            Kind::Tool(result)
+                if !expected.contains(result.id.as_str()) || !observed.insert(&result.id) =>
+            {
+                return refuse(
+                    message.index,
+                    format!(
+                        "the tool result's `tool_call_id` {:?} answers no call of the last assistant message, or answers one twice (mistral-common refuses it)",
+                        result.id
+                    ),
+                );
             }
             Kind::Assistant { calls, .. } => {
                 if expected.len() != observed.len() {

@@ -5,7 +5,12 @@ use minijinja::value::Value;
 use super::*;
 
 fn render(messages: &[Value], format: Format) -> Result<String, Error> {
-    super::render(messages, None, format, &ControlTokens::new(Vec::new()).unwrap())
+    super::render(
+        messages,
+        None,
+        format,
+        &ControlTokens::new(Vec::new()).unwrap(),
+    )
 }
 
 fn messages(pairs: &[(&str, &str)]) -> Vec<Value> {
@@ -148,7 +153,12 @@ fn tools_calls_and_results_are_written_as_mistral_common_writes_them() {
     let control = ControlTokens::new(listed).unwrap();
     let (mut written, mut refused) = (0, 0);
     for (n, case) in cases.try_iter().unwrap().enumerate() {
-        let messages: Vec<Value> = case.get_attr("messages").unwrap().try_iter().unwrap().collect();
+        let messages: Vec<Value> = case
+            .get_attr("messages")
+            .unwrap()
+            .try_iter()
+            .unwrap()
+            .collect();
         let tools = case.get_attr("tools").ok().filter(|t| !t.is_undefined());
         for (version, format) in [
             ("v3", Format::V3),
@@ -157,14 +167,19 @@ fn tools_calls_and_results_are_written_as_mistral_common_writes_them() {
             ("v13", Format::V13),
         ] {
             let ours = super::render(&messages, tools.as_ref(), format, &control);
-            let expected = case.get_attr("expected").unwrap().get_attr(version).unwrap();
+            let expected = case
+                .get_attr("expected")
+                .unwrap()
+                .get_attr(version)
+                .unwrap();
             match expected.as_str() {
                 Some(text) => {
                     assert_eq!(ours.as_deref().ok(), Some(text), "case {n} {version}");
                     written += 1;
                 }
                 None => {
-                    let err = ours.expect_err(&format!("case {n} {version}: refused by mistral-common"));
+                    let err =
+                        ours.expect_err(&format!("case {n} {version}: refused by mistral-common"));
                     let err = err.to_string();
                     assert!(
                         err.to_lowercase().contains("mistral") && !err.contains('\n'),
@@ -175,7 +190,10 @@ fn tools_calls_and_results_are_written_as_mistral_common_writes_them() {
             }
         }
     }
-    assert!(written >= 12 && refused >= 12, "{written} written, {refused} refused");
+    assert!(
+        written >= 12 && refused >= 12,
+        "{written} written, {refused} refused"
+    );
 }
 
 fn every_control_token() -> ControlTokens {

@@ -114,7 +114,14 @@ fn entries<'a>(read: &'a [Read], format: Format) -> (Vec<Entry<'a>>, Vec<&'a str
                 }
                 joined.push_str(text);
             }
-            (Kind::Assistant { text, calls }, Some(Entry::Assistant { text: joined, calls: all, .. })) => {
+            (
+                Kind::Assistant { text, calls },
+                Some(Entry::Assistant {
+                    text: joined,
+                    calls: all,
+                    ..
+                }),
+            ) => {
                 if !joined.is_empty() && !text.is_empty() {
                     joined.push_str("\n\n");
                 }
@@ -185,12 +192,9 @@ fn sort_results(run: &mut [Entry<'_>], calls: &[&str], format: Format) {
 /// The prompt text.
 pub(super) fn prompt(read: &[Read], tools: Option<&str>, format: Format) -> Result<String, Error> {
     let (entries, system) = entries(read, format);
-    let users = entries
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| matches!(e, Entry::User(_)))
-        .map(|(i, _)| i);
-    let (first_user, last_user) = (users.clone().next(), users.last());
+    let is_user = |e: &Entry<'_>| matches!(e, Entry::User(_));
+    let first_user = entries.iter().position(is_user);
+    let last_user = entries.iter().rposition(is_user);
     // Where the tool list goes: before the first user message from v13, the last before.
     let tools_at = if format == Format::V13 {
         first_user
