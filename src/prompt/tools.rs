@@ -99,7 +99,7 @@ pub(crate) fn for_template(
             setting: "tools",
             problem: format!(
                 "the {} chat template does not take tools yet: only Hugging Face (Jinja) \
-                 templates do",
+                 and Mistral templates do",
                 template.name()
             ),
         });

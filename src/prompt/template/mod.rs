@@ -356,7 +356,7 @@ impl ChatTemplate {
                 Err(Error::Conversation {
                     problem: format!(
                         "the {} template does not take tools yet: only Hugging Face (Jinja) \
-                         chat templates do",
+                         and Mistral chat templates do",
                         self.inner.name
                     ),
                 })
