@@ -14,7 +14,7 @@ use super::deadline::Deadline;
 use super::history;
 use super::placement::ContextPlacement;
 use super::report::{DroppedMessage, Prompt, PromptParts};
-use super::spans::message_costs;
+use super::spans::message_costs_passing_by;
 use super::untrusted;
 use super::{ChatTemplate, ConversationDate, Message};
 use crate::error::Error;
@@ -269,23 +269,8 @@ impl PromptAssembler {
                 content.as_deref().filter(|_| !moved)
             })
             .collect();
-        let mut costs = message_costs(&whole.rendered, &searched, &mut counting)?;
-        // A template may write a tool's result another way than it was given (Mistral's v3
-        // writes it inside JSON), and move the instructions (v3 writes them with the last user
-        // message): such a message's tokens then go to the next message found, which is still
-        // its turn's where the assistant answers the result, and the question for v3's
-        // instructions.
-        for passed_by in [history::is_tool_result, history::is_instruction] {
-            if costs.is_some() {
-                break;
-            }
-            for (content, role) in searched.iter_mut().zip(&chat.roles) {
-                if passed_by(role) {
-                    *content = None;
-                }
-            }
-            costs = message_costs(&whole.rendered, &searched, &mut counting)?;
-        }
+        let costs =
+            message_costs_passing_by(&whole.rendered, &mut searched, &chat.roles, &mut counting)?;
         let costs = match costs {
             Some(costs) => costs,
             None => chat.estimated_costs(whole.shared, &mut counting)?,
