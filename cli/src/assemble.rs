@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use mentor_context::budget::{SMALLEST_BUDGET_RESULTS, SmallestBudget};
-use mentor_context::dialects::mark_turn_cache_control;
+use mentor_context::dialects::{Dialect, mark_turn_cache_control, mistral_tool_content};
 use mentor_context::{AssembledContext, Assembler, MentorRagResult};
 
 use crate::input::Input;
@@ -119,6 +119,13 @@ pub(crate) fn run(args: &AssembleArgs) -> Result<String, Failure> {
         }
         if entries.is_empty() {
             warning_line(&empty_context(assembler, &request.results));
+        }
+        if assembler.dialect() == Some(Dialect::Mistral) {
+            // What Mistral's citations guide sends as the `tool` message's content: the object
+            // keyed "0", "1", ..., whose keys the answer's references name.
+            let mut content = mistral_tool_content(&entries);
+            content.push('\n');
+            return Ok(content);
         }
         json_line(&entries)
     } else {

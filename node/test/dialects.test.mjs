@@ -135,6 +135,12 @@ function unitChunks (text, size) {
   return out
 }
 
+// What `assemble --dialect` prints for `entries`: for Mistral, the tool message's content, the
+// entries keyed "0", "1", ... as its citations guide shows them.
+function printed (dialect, entries) {
+  return dialect === 'mistral' ? Object.fromEntries(entries.map((entry, i) => [String(i), entry])) : entries
+}
+
 for (const dialect of DIALECTS) {
   test(`${dialect}: the report and the entries are the command's, byte for byte`, () => {
     const assembler = new Assembler(600, { dialect })
@@ -145,8 +151,8 @@ for (const dialect of DIALECTS) {
     assert.equal(report.dialect, dialect)
     const theirs = command(['assemble', '--budget', '600', '--dialect', dialect, PRICING])
     const entries = assembler.entries(report)
-    assert.equal(JSON.stringify(entries) + '\n', theirs)
-    assert.deepEqual(entries, JSON.parse(theirs))
+    assert.equal(JSON.stringify(printed(dialect, entries)) + '\n', theirs)
+    assert.deepEqual(printed(dialect, entries), JSON.parse(theirs))
     // From the stored JSON text too.
     assert.deepEqual(assembler.entries(json), entries)
     const contents = assembler.contents(report)
@@ -244,14 +250,15 @@ test('cacheControl marks the entries the command marks, in a follow-up turn too'
     const assembler = new Assembler(1200, { dialect, cacheControl: true })
     const first = assembler.assemble(load(turn1))
     const args = ['assemble', '--budget', '1200', '--dialect', dialect, '--cache-control']
-    assert.equal(JSON.stringify(assembler.entries(first)) + '\n', command([...args, turn1]), dialect)
+    assert.equal(JSON.stringify(printed(dialect, assembler.entries(first))) + '\n', command([...args, turn1]), dialect)
     const next = assembler.assembleFollowUp(first, load(turn2))
     assert.ok(next.citations.length > first.citations.length, dialect)
     const previous = tempFile('previous.json', JSON.stringify(first))
     const theirs = command([...args, '--previous', previous, turn2])
-    assert.equal(JSON.stringify(assembler.entries(next, { previous: first })) + '\n', theirs, dialect)
-    assert.equal(JSON.stringify(assembler.entries(next, { previous: JSON.stringify(first) })) + '\n', theirs, dialect)
-    const marked = JSON.parse(theirs).flatMap((e, n) => (e.cache_control ? [n] : []))
+    const entries = assembler.entries(next, { previous: first })
+    assert.equal(JSON.stringify(printed(dialect, entries)) + '\n', theirs, dialect)
+    assert.equal(JSON.stringify(printed(dialect, assembler.entries(next, { previous: JSON.stringify(first) }))) + '\n', theirs, dialect)
+    const marked = entries.flatMap((e, n) => (e.cache_control ? [n] : []))
     const expected = dialect.startsWith('anthropic') ? [first.citations.length - 1, next.citations.length - 1] : []
     assert.deepEqual(marked, expected, dialect)
     // Without cacheControl, nothing is marked.

@@ -32,7 +32,7 @@ pub(crate) fn is_instruction(role: &str) -> bool {
 
 /// Whether a message of `role` is a tool's result (`tool`, or `ipython` as Llama 3.1 names
 /// it).
-fn is_tool_result(role: &str) -> bool {
+pub(crate) fn is_tool_result(role: &str) -> bool {
     matches!(role, "tool" | "ipython" | "function")
 }
 

@@ -61,7 +61,8 @@
 //! of every prompt, like the system message: never dropped, and counted in
 //! [`PromptParts::tools`] as what they add (the prompt's count less the same prompt's
 //! rendered without them). Hugging Face (Jinja) templates get them as `transformers`'
-//! `apply_chat_template(messages, tools=...)` gives them; the other kinds refuse them for now.
+//! `apply_chat_template(messages, tools=...)` gives them, Mistral's as `mistral-common` writes
+//! them (`[AVAILABLE_TOOLS]`); the other kinds refuse them for now.
 //!
 //! Retrieval can also arrive as the answer to the model's own search call (agentic RAG): with
 //! [`ContextPlacement::Tool`], the conversation ends with the question and the assistant's call

@@ -11,6 +11,7 @@
 //! share instead.
 
 use super::count::Counting;
+use super::history;
 use super::template::Rendered;
 use crate::error::Error;
 
@@ -122,6 +123,36 @@ pub(crate) fn message_costs(
         }
     }
     Ok(Some(costs))
+}
+
+/// [`message_costs`], and where a content is not found, again with the messages a template
+/// may write another way passed by: tool results (Mistral's v3 writes them inside JSON), then
+/// instructions too (v3 writes them with the last user message). Such a message's tokens go
+/// to the next message found: still its turn's where the assistant answers the result, and
+/// the question for v3's instructions.
+///
+/// # Errors
+///
+/// What counting a stretch can refuse.
+pub(crate) fn message_costs_passing_by(
+    rendered: &Rendered,
+    contents: &mut [Option<&str>],
+    roles: &[String],
+    counting: &mut Counting<'_>,
+) -> Result<Option<Vec<usize>>, Error> {
+    let mut costs = message_costs(rendered, contents, counting)?;
+    for passed_by in [history::is_tool_result, history::is_instruction] {
+        if costs.is_some() {
+            break;
+        }
+        for (content, role) in contents.iter_mut().zip(roles) {
+            if passed_by(role) {
+                *content = None;
+            }
+        }
+        costs = message_costs(rendered, contents, counting)?;
+    }
+    Ok(costs)
 }
 
 #[cfg(test)]

@@ -85,7 +85,7 @@ impl Tools {
 /// # Errors
 ///
 /// [`Error::PromptSetting`] (setting `tools`) for tools given to a template that does not take
-/// them yet.
+/// them yet, or that its model's owners refuse (Mistral's function names).
 pub(crate) fn for_template(
     tools: Option<Tools>,
     template: &ChatTemplate,
@@ -102,6 +102,7 @@ pub(crate) fn for_template(
             problem,
         });
     }
+    template.check_tools(&tools.value)?;
     Ok(Some(if special_tokens_in_messages {
         tools.value
     } else {

@@ -19,9 +19,9 @@ CASES_JSON is a JSON array of cases, each {"template", "messages", "documents", 
 - "openai:ENCODING": the OpenAI cookbook's `num_tokens_from_messages` with tiktoken (3 per
   message, 1 per name, 3 priming the reply), and its `num_tokens_for_tools` for the tools
   (gpt-4o's constants for o200k_base, gpt-4's for cl100k_base);
-- "mistral:FILE": mistral-common's `encode_chat_completion` with the Tekken file, whose
-  `version` (v3, v7, v11, v13) chooses the instruct format; its out also has "version", the
-  version mistral-common read.
+- "mistral:FILE": mistral-common's `encode_chat_completion(ChatCompletionRequest.from_openai(
+  messages, tools=...))` with the Tekken file, whose `version` (v3, v7, v11, v13) chooses the
+  instruct format; its out also has "version", the version mistral-common read.
 
 "controls_in_context" counts the control tokens (special or template-written added tokens,
 or Harmony's specials) that a tokenizer parsing them finds inside the context's span of the
@@ -300,16 +300,17 @@ def _num_tokens_for_tools(functions, encoding, model):
 
 
 def mistral(case, path):
-    from mistral_common.protocol.instruct.messages import AssistantMessage, SystemMessage, UserMessage
     from mistral_common.protocol.instruct.request import ChatCompletionRequest
     from mistral_common.tokens.tokenizers.mistral import MistralTokenizer
 
     tok = _hf.get(path)
     if tok is None:
         tok = _hf[path] = MistralTokenizer.from_file(path)
-    kinds = {"system": SystemMessage, "user": UserMessage, "assistant": AssistantMessage}
-    messages = [kinds[m["role"]](content=m["content"]) for m in case["messages"]]
-    result = tok.encode_chat_completion(ChatCompletionRequest(messages=messages))
+    # The OpenAI-shaped messages and tools as a server hands them over: tool calls (arguments
+    # as a JSON string or an object), tool results and the tool definitions read by
+    # mistral-common's own converters.
+    request = ChatCompletionRequest.from_openai(case["messages"], tools=case.get("tools"))
+    result = tok.encode_chat_completion(request)
     # The version mistral-common read from the file, which chose its instruct tokenizer.
     version = tok.instruct_tokenizer.tokenizer.version.value
     return {"prompt": result.text, "count": len(result.tokens), "controls_in_context": 0, "version": version}

@@ -14,7 +14,7 @@ use super::deadline::Deadline;
 use super::history;
 use super::placement::ContextPlacement;
 use super::report::{DroppedMessage, Prompt, PromptParts};
-use super::spans::message_costs;
+use super::spans::message_costs_passing_by;
 use super::untrusted;
 use super::{ChatTemplate, ConversationDate, Message};
 use crate::error::Error;
@@ -272,7 +272,7 @@ impl PromptAssembler {
         // Instructions in the history are never dropped, and some templates move them (DeepSeek
         // V3 joins every system message at the start): the search for contents in order
         // passes them by, and they cost what the template makes of them, as fixed text.
-        let searched: Vec<Option<&str>> = chat
+        let mut searched: Vec<Option<&str>> = chat
             .contents
             .iter()
             .enumerate()
@@ -281,7 +281,9 @@ impl PromptAssembler {
                 content.as_deref().filter(|_| !moved)
             })
             .collect();
-        let costs = match message_costs(&whole.rendered, &searched, &mut counting)? {
+        let costs =
+            message_costs_passing_by(&whole.rendered, &mut searched, &chat.roles, &mut counting)?;
+        let costs = match costs {
             Some(costs) => costs,
             None => chat.estimated_costs(whole.shared, &mut counting)?,
         };

@@ -239,7 +239,11 @@ impl ChatTemplate {
     /// turns, `</s>` after assistant turns; v3 (`mistral-common`'s own `tekken_240718.json`
     /// and `tekken_240911.json`) joins the system messages before the last user message, v7,
     /// v11 and v13 write each in place between `[SYSTEM_PROMPT]` and `[/SYSTEM_PROMPT]`.
-    /// System, user and assistant messages with text content.
+    /// System, user, assistant and tool messages with text content; tool calls (`arguments`
+    /// as a JSON string or an object), tool results and tool definitions (`[AVAILABLE_TOOLS]`)
+    /// as each version writes them. Where `mistral-common` refuses a conversation (a call id
+    /// that is not 9 letters or digits before v13, a result without its call, ...), rendering
+    /// fails with one line naming the message and the rule.
     ///
     /// # Errors
     ///
@@ -321,10 +325,11 @@ impl ChatTemplate {
     }
 
     /// Whether the template takes tool definitions: Hugging Face (Jinja) templates do (those
-    /// that ignore `tools` as `transformers` would), Harmony (gpt-oss), and OpenAI's rule for
-    /// the models the cookbook's `num_tokens_for_tools` names (`o200k_base`: gpt-4o and
-    /// gpt-4o-mini; `cl100k_base`: gpt-4 and gpt-3.5-turbo), as an estimate
-    /// ([`counts_tools_exactly`](Self::counts_tools_exactly)); Mistral does not yet.
+    /// that ignore `tools` as `transformers` would), Harmony (gpt-oss), Mistral's
+    /// (`[AVAILABLE_TOOLS]`, as `mistral-common` writes it), and OpenAI's rule for the models
+    /// the cookbook's `num_tokens_for_tools` names (`o200k_base`: gpt-4o and gpt-4o-mini;
+    /// `cl100k_base`: gpt-4 and gpt-3.5-turbo), as an estimate
+    /// ([`counts_tools_exactly`](Self::counts_tools_exactly)).
     #[must_use]
     pub fn takes_tools(&self) -> bool {
         self.why_no_tools().is_none()
@@ -340,25 +345,34 @@ impl ChatTemplate {
     }
 
     /// Whether the template writes assistant tool calls and `tool` results (what retrieval as a
-    /// tool result needs): Hugging Face templates and Harmony do; OpenAI's rule counts no
-    /// calls, and Mistral does not yet.
+    /// tool result needs): Hugging Face templates, Harmony and Mistral's do; OpenAI's rule
+    /// counts definitions only.
     pub(crate) fn writes_tool_calls(&self) -> bool {
-        matches!(self.inner.kind, Kind::Jinja { .. } | Kind::Harmony(_))
+        matches!(
+            self.inner.kind,
+            Kind::Jinja { .. } | Kind::Harmony(_) | Kind::Mistral(_)
+        )
+    }
+
+    /// Checks tool definitions against what the model's owners take beyond their shape
+    /// (Mistral's function names and descriptions), so that bad ones are refused when the
+    /// assembler is built.
+    pub(crate) fn check_tools(&self, tools: &Value) -> Result<(), Error> {
+        match &self.inner.kind {
+            Kind::Mistral(_) => mistral::check_tools(tools),
+            _ => Ok(()),
+        }
     }
 
     /// Why the template takes no tools, in words; `None` where it takes them.
     pub(crate) fn why_no_tools(&self) -> Option<String> {
         match &self.inner.kind {
-            Kind::Jinja { .. } | Kind::Harmony(_) => None,
+            Kind::Jinja { .. } | Kind::Harmony(_) | Kind::Mistral(_) => None,
             Kind::OpenAi(encoding) if openai_tools::constants(*encoding).is_some() => None,
             Kind::OpenAi(encoding) => Some(format!(
                 "OpenAI's rule for tools (the cookbook's `num_tokens_for_tools`) names gpt-4o and \
                  gpt-4o-mini (o200k_base), gpt-4 and gpt-3.5-turbo (cl100k_base), not models \
                  counted with {encoding}"
-            )),
-            Kind::Mistral(_) => Some(format!(
-                "the {} chat template does not take tools yet",
-                self.inner.name
             )),
         }
     }
@@ -408,6 +422,10 @@ impl ChatTemplate {
                     .map_err(|problem| Error::ChatTemplate { problem })?;
                 Ok(Rendered::split(text, control))
             }
+            Kind::Mistral(format) => Ok(Rendered::split(
+                mistral::render(input.messages, input.tools, *format, control)?,
+                control,
+            )),
             _ if !self.takes_tools() && input.tools.is_some_and(|tools| tools.len() != Some(0)) => {
                 Err(Error::Conversation {
                     problem: format!("the {} template does not take tools yet", self.inner.name),
@@ -422,10 +440,6 @@ impl ChatTemplate {
                         effort: *effort,
                     },
                 )?,
-                control,
-            )),
-            Kind::Mistral(format) => Ok(Rendered::split(
-                mistral::render(input.messages, *format)?,
                 control,
             )),
             Kind::OpenAi(encoding) => openai::render(

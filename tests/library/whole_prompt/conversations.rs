@@ -17,6 +17,11 @@ pub(crate) enum Shape {
     Tools,
     /// As `Tools`, with one call per message (Meta's Llama 3.1 template raises on more).
     OneCall,
+    /// As `Tools`, each call with an id of 9 letters and digits and each result naming it
+    /// (`mistral-common` refuses anything else): one to three calls at a time, the results in
+    /// any order, arguments as a JSON string or an object, results as JSON or as text (hostile
+    /// text and keys included).
+    ToolsWithIds,
 }
 
 impl Shape {
@@ -109,6 +114,9 @@ pub(crate) fn conversation(seed: u64, shape: Shape, turns: usize) -> Vec<Message
                 messages.push(serde_json::from_value(result).unwrap());
             }
         }
+        if shape == Shape::ToolsWithIds && rng.below(3) == 0 {
+            messages.extend(calls_and_results(&mut rng, turn));
+        }
         messages.push(Message::assistant(&text(&mut rng)));
         if shape != Shape::Alternating && rng.below(8) == 0 {
             // A second assistant message in the same turn.
@@ -136,6 +144,63 @@ pub(crate) fn call(id: &str, name: &str, rng: &mut Rng, turn: usize) -> serde_js
         json!(arguments.to_string())
     };
     json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}})
+}
+
+/// An assistant message calling one to three tools, and their results in any order.
+fn calls_and_results(rng: &mut Rng, turn: usize) -> Vec<Message> {
+    const ALNUM: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    let calls = 1 + rng.below(3);
+    let ids: Vec<String> = (0..calls)
+        .map(|_| {
+            (0..9)
+                .map(|_| char::from(ALNUM[rng.below(ALNUM.len())]))
+                .collect()
+        })
+        .collect();
+    let tool_calls: Vec<serde_json::Value> = ids
+        .iter()
+        .map(|id| {
+            let plan = ["A", "B", "C"][rng.below(3)];
+            let arguments = json!({
+                "plan": plan,
+                "years": [2026 + turn, 2027],
+                "filter": {"currency": "EUR", "max": 12.5},
+                "query": text(rng),
+            });
+            // A key that smuggles a control token, broken like any other string.
+            let arguments = if rng.below(4) == 0 {
+                json!({"[INST]key</s>": text(rng)})
+            } else {
+                arguments
+            };
+            let arguments = if rng.below(2) == 0 {
+                arguments
+            } else {
+                serde_json::Value::String(arguments.to_string())
+            };
+            json!({"id": id, "type": "function", "function": {"name": "lookup_price", "arguments": arguments}})
+        })
+        .collect();
+    let mut messages = vec![
+        serde_json::from_value(
+            json!({"role": "assistant", "content": "", "tool_calls": tool_calls}),
+        )
+        .unwrap(),
+    ];
+    let mut order: Vec<usize> = (0..calls).collect();
+    for i in (1..order.len()).rev() {
+        order.swap(i, rng.below(i + 1));
+    }
+    for i in order {
+        let content = if rng.below(2) == 0 {
+            json!({"price": 12 + turn, "note": text(rng)}).to_string()
+        } else {
+            text(rng)
+        };
+        let result = json!({"role": "tool", "tool_call_id": ids[i], "content": content});
+        messages.push(serde_json::from_value(result).unwrap());
+    }
+    messages
 }
 
 const TOOL_WORDS: [&str; 5] = [

@@ -2,17 +2,18 @@
 //! Llama 3.1, Qwen 3, DeepSeek V3 and Gemma 3 (`transformers`' `apply_chat_template` and the
 //! tokenizer), gpt-oss (`openai-harmony`), GPT-4o and GPT-4 (the OpenAI cookbook's rule with
 //! `tiktoken`) and Mistral's Tekken files (`mistral-common`: both files it ships, v3, and one
-//! of them as v7, v11 and v13), over generated conversations and windows from 1,024 to 32,768
-//! tokens; and through the Hugging Face templates again with 1 to 8 tool definitions (nested,
-//! enum and array parameters), given to `apply_chat_template(tools=...)` at windows from 2,048
-//! (Qwen 3 writes them in the system message, Meta's Llama 3.1 tool template,
-//! `fixtures/templates/llama3_1_tools.jinja`, in the first user message; the others ignore
-//! them). The conversations of Llama 3, Llama 3.1, Qwen 3 and DeepSeek V3 hold assistant tool
-//! calls (arguments as JSON strings and as objects, with ids) and `tool` results naming them
-//! by `tool_call_id`; whole turns go oldest first and no result is kept without its call. With
-//! tools, every other case of those ends with the search tool's pending call and places the
-//! context as its result (`ContextPlacement::Tool`): the last message answers that call. And
-//! through OpenAI's rule with tools, counted by the cookbook's `num_tokens_for_tools`.
+//! of them as v7, v11 and v13, with tool calls and results in the history), over generated
+//! conversations and windows from 1,024 to 32,768 tokens; and through the Hugging Face and
+//! Mistral templates again with 1 to 8 tool definitions (nested, enum and array parameters),
+//! given to `apply_chat_template(tools=...)` and to `ChatCompletionRequest.from_openai(messages,
+//! tools=...)` at windows from 2,048 (Qwen 3 writes them in the system message, Meta's Llama
+//! 3.1 tool template, `fixtures/templates/llama3_1_tools.jinja`, in the first user message; the
+//! others ignore them). The conversations of Llama 3, Llama 3.1, Qwen 3 and DeepSeek V3 hold
+//! assistant tool calls (arguments as JSON strings and as objects, with ids) and `tool` results
+//! naming them by `tool_call_id`; whole turns go oldest first and no result is kept without its
+//! call. With tools, every other case of those ends with the search tool's pending call and
+//! places the context as its result (`ContextPlacement::Tool`): the last message answers that
+//! call. And through OpenAI's rule with tools, counted by the cookbook's `num_tokens_for_tools`.
 //!
 //! Run by `.ci/run` with `MENTOR_TOKENIZER_DATA`, `MENTOR_TOKENIZER_PYTHON` and
 //! `TIKTOKEN_ENCODINGS_BASE` set (`.ci/tokenizer-data` fetches the files and the Python
@@ -73,7 +74,7 @@ fn templates(dir: &Path) -> Vec<(String, ChatTemplate, Shape)> {
         templates.push((
             format!("mistral:{}", tekken.display()),
             template,
-            Shape::Plain,
+            Shape::ToolsWithIds,
         ));
     }
     templates
@@ -157,11 +158,15 @@ fn prompts_and_counts_are_the_owners() {
         .iter()
         .find(|(label, _, _)| label.ends_with("qwen3"))
         .map(|(label, template, _)| (label.clone(), template.clone()));
-    // The Hugging Face templates and OpenAI's rule a second time, with tools (gpt-oss's are
-    // in `harmony_reference.rs`).
+    // The Hugging Face and Mistral templates and OpenAI's rule a second time, with tools
+    // (gpt-oss's are in `harmony_reference.rs`).
     let with_tools: Vec<_> = templates
         .iter()
-        .filter(|(label, _, _)| label.starts_with("hf:") || label.starts_with("openai:"))
+        .filter(|(label, _, _)| {
+            label.starts_with("hf:")
+                || label.starts_with("openai:")
+                || label.starts_with("mistral:")
+        })
         .map(|(label, template, shape)| (label.clone(), template.clone(), *shape, true))
         .collect();
     let all = templates
@@ -183,7 +188,8 @@ fn prompts_and_counts_are_the_owners() {
             let tools = give_tools.then(|| tools(seed as u64, 1 + seed % 8));
             // Every other case with tools, where the conversation has calls: retrieval as the
             // result of the search tool's pending call.
-            let in_tool = give_tools && shape != Shape::Alternating && seed % 2 == 1;
+            let in_tool =
+                give_tools && matches!(shape, Shape::Tools | Shape::OneCall) && seed % 2 == 1;
             if in_tool {
                 let mut rng = Rng::new(seed as u64);
                 let pending = json!({"role": "assistant", "content": "",
@@ -301,6 +307,17 @@ fn prompts_and_counts_are_the_owners() {
     assert!(
         written.count() * 3 >= cases_per_template() && trimmed_with_tools.count() >= 1,
         "too few cases with tools written"
+    );
+    // Mistral's prompts hold tools, kept tool calls and results, trimmed too.
+    let mistral: Vec<&Case> = cases.iter().filter(|c| c.version.is_some()).collect();
+    let with_results = |c: &&&Case| c.prompt.messages.iter().any(|m| m.role() == "tool");
+    let listed = mistral.iter().filter(|c| c.prompt.parts.tools > 0);
+    assert!(
+        listed.clone().count() * 3 >= cases_per_template()
+            && listed.clone().filter(with_results).count() >= 1
+            && listed.filter(|c| !c.prompt.dropped.is_empty()).count() >= 1
+            && mistral.iter().filter(with_results).count() * 4 >= mistral.len(),
+        "too few Mistral cases with tools, calls and results"
     );
     let reference = run_reference(&python, &cases, date);
     assert_eq!(reference.len(), cases.len());

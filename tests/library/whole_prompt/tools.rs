@@ -205,8 +205,8 @@ fn control_tokens_in_tools_follow_the_messages_rule() {
     assert_eq!(text.matches("<|im_end|>").count(), 4, "{text}");
 }
 
-/// Templates that take no tools (OpenAI's rule for models it does not name, Mistral's yet):
-/// one error naming the setting, at build; an empty array is no tools.
+/// Templates that take no tools (OpenAI's rule for models it does not name): one error naming
+/// the setting, at build; an empty array is no tools.
 #[test]
 fn templates_without_tools_refuse_them() {
     for template in [

@@ -20,7 +20,7 @@
 
 mod bounds;
 mod filters;
-mod pyjson;
+pub(crate) mod pyjson;
 mod python;
 mod repr;
 mod store;

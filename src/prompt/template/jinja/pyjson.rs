@@ -81,6 +81,25 @@ pub(super) fn tojson(value: &Value, kwargs: &Kwargs, pay: Option<Pay<'_>>) -> Re
     Ok(Value::from(out.finish()?))
 }
 
+/// `json.dumps(value, ensure_ascii=False)` for the code that writes JSON as Python would
+/// outside a template (Mistral's tool calls and results, as `mistral-common` writes them).
+///
+/// # Errors
+///
+/// A value JSON cannot hold, or one nested deeper than the bound.
+pub(crate) fn dumps(value: &Value) -> Result<String, String> {
+    let style = Style {
+        indent: None,
+        item_separator: ", ".to_string(),
+        key_separator: ": ".to_string(),
+        sort_keys: false,
+        ensure_ascii: false,
+    };
+    let mut out = Meter::new(None);
+    write(&mut out, value, &style, 0).map_err(|e| e.to_string())?;
+    out.finish().map_err(|e| e.to_string())
+}
+
 fn invalid(message: &str) -> Error {
     Error::new(ErrorKind::InvalidOperation, format!("tojson: {message}"))
 }
