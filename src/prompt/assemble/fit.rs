@@ -92,6 +92,7 @@ impl PromptAssembler {
             messages: &values,
             documents: documents_value.as_ref(),
             tools: inner.tools.as_ref(),
+            options: inner.template_options.as_ref(),
             date,
         })?;
         // A template may write only some parts of a message's content (Gemma 3 takes the first
@@ -148,6 +149,7 @@ impl PromptAssembler {
             messages,
             documents: None,
             tools: self.inner.tools.as_ref(),
+            options: self.inner.template_options.as_ref(),
             date,
         })?;
         let total = counting.rendered(&rendered)?;
@@ -163,6 +165,7 @@ impl PromptAssembler {
             messages,
             documents: None,
             tools: None,
+            options: self.inner.template_options.as_ref(),
             date,
         })?;
         let shared = counting.rendered(&plain)?;
@@ -190,6 +193,7 @@ impl PromptAssembler {
             messages: &fitted.values,
             documents: documents.as_ref(),
             tools: None,
+            options: self.inner.template_options.as_ref(),
             date,
         })?;
         let without = self.count(&plain, &fitted.context, counting)?;

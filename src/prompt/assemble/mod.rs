@@ -41,6 +41,8 @@ struct Inner {
     /// The tool definitions as the template sees them: neutralized unless the messages may
     /// keep control tokens.
     tools: Option<minijinja::Value>,
+    /// The template's options as the template sees them, neutralized as the tools are.
+    template_options: Option<minijinja::Value>,
     cache: Option<TokenCache>,
     /// The context's assembler, at the most the window leaves.
     assembler: Assembler,
@@ -65,6 +67,7 @@ impl PromptAssembler {
             trim_step,
             special_tokens_in_messages,
             tools,
+            template_options,
             cache,
         } = choices;
         let setting =
@@ -92,6 +95,11 @@ impl PromptAssembler {
             ));
         }
         let tools = super::tools::for_template(tools, &template, special_tokens_in_messages)?;
+        let template_options = super::template_options::for_template(
+            template_options,
+            &template,
+            special_tokens_in_messages,
+        )?;
         let mut context = context
             .tokenizer(template.counter().clone())
             .budget(window - reserve);
@@ -120,6 +128,7 @@ impl PromptAssembler {
                 trim_step,
                 special_tokens_in_messages,
                 tools,
+                template_options,
                 cache,
                 assembler,
                 empty,

@@ -7,4 +7,5 @@ mod nothing_lost;
 mod properties;
 mod reference;
 mod tekken_files;
+mod template_options;
 mod tools;

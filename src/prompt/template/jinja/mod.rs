@@ -58,6 +58,9 @@ pub(crate) struct RenderInput<'a> {
     pub(crate) documents: Option<&'a Value>,
     /// The tool definitions, as `apply_chat_template(tools=...)` passes them.
     pub(crate) tools: Option<&'a Value>,
+    /// The template's other variables, as `apply_chat_template(**kwargs)` passes them; none
+    /// of them is one of the names above (`TemplateOptions` refuses those).
+    pub(crate) options: Option<&'a Value>,
     pub(crate) bos_token: Option<&'a str>,
     pub(crate) eos_token: Option<&'a str>,
     pub(crate) date: ConversationDate,
@@ -231,6 +234,7 @@ fn render_with(
         bos_token => input.bos_token,
         eos_token => input.eos_token,
         strftime_now => Value::from_function(move |format: &str| date.strftime(format)),
+        ..input.options.cloned().unwrap_or_default()
     };
     let framing = input
         .messages
