@@ -88,21 +88,6 @@ impl TemplateOptions {
         Ok(TemplateOptions { value })
     }
 
-    /// The same options with `name` set to `value` (in its place if `name` was set, last if
-    /// not): how the command's `--template-option NAME=JSON` adds one.
-    ///
-    /// # Errors
-    ///
-    /// As [`from_value`](Self::from_value), for the name.
-    pub fn with(self, name: &str, value: Value) -> Result<TemplateOptions, Error> {
-        let mut pairs: Vec<(Value, Value)> = self.pairs().collect();
-        match pairs.iter_mut().find(|(key, _)| key.as_str() == Some(name)) {
-            Some(pair) => pair.1 = value,
-            None => pairs.push((Value::from(name), value)),
-        }
-        TemplateOptions::from_value(Value::from_pairs(pairs))
-    }
-
     /// How many options there are.
     #[must_use]
     pub fn len(&self) -> usize {
@@ -248,14 +233,6 @@ mod tests {
         assert_eq!(written, r#"{"z":[1,{"b":2}],"enable_thinking":false}"#);
         let read: TemplateOptions = serde_json::from_str(&written).unwrap();
         assert_eq!(read, options);
-        let more = options.with("z", Value::from(3)).unwrap();
-        let more = more
-            .with("date_string", Value::from("26 Jul 2024"))
-            .unwrap();
-        assert_eq!(
-            serde_json::to_string(&more).unwrap(),
-            r#"{"z":3,"enable_thinking":false,"date_string":"26 Jul 2024"}"#
-        );
     }
 
     #[test]
@@ -279,9 +256,7 @@ mod tests {
                 )
             );
         }
-        let err = TemplateOptions::default()
-            .with("bos_token", Value::from("x"))
-            .unwrap_err();
+        let err = TemplateOptions::from_value(Value::from_pairs([("bos_token", "x")])).unwrap_err();
         assert!(matches!(
             err,
             Error::PromptSetting {
