@@ -88,6 +88,29 @@ impl TemplateOptions {
         Ok(TemplateOptions { value })
     }
 
+    /// These options over `base`'s: `base`'s names in their order, each with this value where
+    /// these name it too, then these' other names. As vLLM's request `chat_template_kwargs`
+    /// go over the server's defaults, a request's go over a service profile's.
+    #[must_use]
+    pub fn over(&self, base: &TemplateOptions) -> TemplateOptions {
+        let mine: Vec<(Value, Value)> = self.pairs().collect();
+        let mut pairs: Vec<(Value, Value)> = base
+            .pairs()
+            .map(|(key, value)| match mine.iter().find(|(k, _)| *k == key) {
+                Some((_, given)) => (key, given.clone()),
+                None => (key, value),
+            })
+            .collect();
+        for (key, value) in mine {
+            if !pairs.iter().any(|(k, _)| *k == key) {
+                pairs.push((key, value));
+            }
+        }
+        TemplateOptions {
+            value: Value::from_pairs(pairs),
+        }
+    }
+
     /// How many options there are.
     #[must_use]
     pub fn len(&self) -> usize {
@@ -233,6 +256,12 @@ mod tests {
         assert_eq!(written, r#"{"z":[1,{"b":2}],"enable_thinking":false}"#);
         let read: TemplateOptions = serde_json::from_str(&written).unwrap();
         assert_eq!(read, options);
+        let given: TemplateOptions =
+            r#"{"enable_thinking": true, "date_string": "x"}"#.parse().unwrap();
+        assert_eq!(
+            serde_json::to_string(&given.over(&options)).unwrap(),
+            r#"{"z":[1,{"b":2}],"enable_thinking":true,"date_string":"x"}"#
+        );
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! [`PromptAssembler`]: fitting a conversation and results to the window. [`conversation`]
-//! reads the conversation; [`fit`] renders and counts one candidate prompt; this module
-//! shares the window between them.
+//! reads the conversation; [`fit`] renders and counts one candidate prompt; [`request`] gives
+//! an assembler a request's own tools and template options; this module shares the window
+//! between them.
 
 mod conversation;
 mod fit;
+mod request;
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -28,7 +30,7 @@ pub struct PromptAssembler {
     inner: Arc<Inner>,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Inner {
     template: ChatTemplate,
     window: usize,

@@ -167,3 +167,45 @@ fn settings_carry_tools_and_options() {
         "{context}"
     );
 }
+
+/// An assembler given a request's tools and options fits the same prompt as one built with
+/// them; `None` is none, whatever the assembler had.
+#[test]
+fn a_request_s_tools_and_options_fit_as_if_built_with_them() {
+    let tools: mentor_context::prompt::Tools =
+        r#"[{"type": "function", "function": {"name": "search"}}]"#
+            .parse()
+            .unwrap();
+    let options: TemplateOptions = r#"{"enable_thinking": false}"#.parse().unwrap();
+    let template = ChatTemplate::jinja(
+        &format!(
+            "{{% if tools %}}<tools>{{{{ tools | tojson }}}}</tools>{{% endif %}}{READS_OPTIONS}"
+        ),
+        Encoding::O200kBase,
+        ["<|im_start|>".to_string(), "<|im_end|>".to_string()],
+        None,
+        None,
+    )
+    .unwrap();
+    let chat = [Message::system("Be brief."), Message::user("Hello")];
+    let plain = PromptBuilder::new(template.clone(), 4096)
+        .date(date())
+        .build()
+        .unwrap();
+    let built = PromptBuilder::new(template, 4096)
+        .date(date())
+        .tools(tools.clone())
+        .template_options(options.clone())
+        .build()
+        .unwrap();
+    let json = |prompts: &mentor_context::prompt::PromptAssembler| {
+        serde_json::to_string(&prompts.assemble(&chat, &[]).unwrap()).unwrap()
+    };
+    let given = plain
+        .with_tools_and_options(Some(tools), Some(options))
+        .unwrap();
+    assert_eq!(json(&given), json(&built));
+    assert!(json(&given).contains("<think>"));
+    let none = built.with_tools_and_options(None, None).unwrap();
+    assert_eq!(json(&none), json(&plain));
+}
