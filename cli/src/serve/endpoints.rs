@@ -132,7 +132,7 @@ pub(crate) fn prompt(
     )?;
     let conversation: Vec<Message> = read(&body, "conversation", body.required("conversation")?)?;
     let parsed = results(&body, profile)?;
-    let own = request_prompts(&body, profile, prompts)?;
+    let own = request_prompts(&body, prompts)?;
     let prompt = own
         .as_ref()
         .unwrap_or(prompts)
@@ -146,11 +146,10 @@ pub(crate) fn prompt(
 }
 
 /// The profile's assembler with the request's tools (in place of the profile's) and template
-/// options (over the profile's, name by name, as vLLM's request `chat_template_kwargs` go
-/// over its defaults); `None` when the request gives neither.
+/// options (over the profile's, name by name: `PromptAssembler::with_request`); `None` when
+/// the request gives neither.
 fn request_prompts(
     body: &Body<'_>,
-    profile: &Profile,
     prompts: &PromptAssembler,
 ) -> Result<Option<PromptAssembler>, Problem> {
     let tools = body
@@ -166,14 +165,8 @@ fn request_prompts(
     if tools.is_none() && options.is_none() {
         return Ok(None);
     }
-    let settings = &profile.settings;
-    let tools = tools.or_else(|| settings.tools.clone());
-    let options = match (options, &settings.template_options) {
-        (Some(given), Some(base)) => Some(given.over(base)),
-        (given, base) => given.or_else(|| base.clone()),
-    };
     prompts
-        .with_tools_and_options(tools, options)
+        .with_request(tools, options)
         .map(Some)
         .map_err(|err| match err.setting_at_fault() {
             Some(setting) => Problem::library_in(setting, &err),

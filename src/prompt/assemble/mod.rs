@@ -18,7 +18,7 @@ use super::placement::ContextPlacement;
 use super::report::{DroppedMessage, Prompt, PromptParts};
 use super::spans::message_costs;
 use super::untrusted;
-use super::{ChatTemplate, ConversationDate, Message};
+use super::{ChatTemplate, ConversationDate, Message, TemplateOptions, Tools};
 use crate::error::Error;
 use crate::tokenizer::TokenCache;
 use crate::{Assembler, MentorRagResult};
@@ -45,6 +45,8 @@ struct Inner {
     tools: Option<minijinja::Value>,
     /// The template's options as the template sees them, neutralized as the tools are.
     template_options: Option<minijinja::Value>,
+    /// The tools and options as given, for a request's own to replace or go over.
+    given: (Option<Tools>, Option<TemplateOptions>),
     cache: Option<TokenCache>,
     /// The context's assembler, at the most the window leaves.
     assembler: Assembler,
@@ -96,6 +98,7 @@ impl PromptAssembler {
                     .to_string(),
             ));
         }
+        let given = (tools.clone(), template_options.clone());
         let tools = super::tools::for_template(tools, &template, special_tokens_in_messages)?;
         let template_options = super::template_options::for_template(
             template_options,
@@ -131,6 +134,7 @@ impl PromptAssembler {
                 special_tokens_in_messages,
                 tools,
                 template_options,
+                given,
                 cache,
                 assembler,
                 empty,

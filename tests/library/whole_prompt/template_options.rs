@@ -169,7 +169,8 @@ fn settings_carry_tools_and_options() {
 }
 
 /// An assembler given a request's tools and options fits the same prompt as one built with
-/// them; `None` is none, whatever the assembler had.
+/// them: the request's tools replace the assembler's, its options go over the assembler's
+/// name by name, and `None` keeps the assembler's.
 #[test]
 fn a_request_s_tools_and_options_fit_as_if_built_with_them() {
     let tools: mentor_context::prompt::Tools =
@@ -202,10 +203,25 @@ fn a_request_s_tools_and_options_fit_as_if_built_with_them() {
         serde_json::to_string(&prompts.assemble(&chat, &[]).unwrap()).unwrap()
     };
     let given = plain
-        .with_tools_and_options(Some(tools), Some(options))
+        .with_request(Some(tools), Some(options))
         .unwrap();
     assert_eq!(json(&given), json(&built));
     assert!(json(&given).contains("<think>"));
-    let none = built.with_tools_and_options(None, None).unwrap();
-    assert_eq!(json(&none), json(&plain));
+    assert_eq!(json(&built.with_request(None, None).unwrap()), json(&built));
+    // Options over the assembler's: `date_string` added, `enable_thinking` kept.
+    let dated: TemplateOptions = r#"{"date_string": "26 Jul 2024"}"#.parse().unwrap();
+    let both = built.with_request(None, Some(dated)).unwrap();
+    let text = json(&both);
+    assert!(
+        text.contains("Today: 26 Jul 2024") && text.contains("<think>"),
+        "{text}"
+    );
+    assert!(text.contains("<tools>"), "{text}");
+    // Tools in place of the assembler's.
+    let other: mentor_context::prompt::Tools =
+        r#"[{"type": "function", "function": {"name": "other"}}]"#
+            .parse()
+            .unwrap();
+    let text = json(&built.with_request(Some(other), None).unwrap());
+    assert!(text.contains("other") && !text.contains("search"), "{text}");
 }
