@@ -202,9 +202,7 @@ fn a_request_s_tools_and_options_fit_as_if_built_with_them() {
     let json = |prompts: &mentor_context::prompt::PromptAssembler| {
         serde_json::to_string(&prompts.assemble(&chat, &[]).unwrap()).unwrap()
     };
-    let given = plain
-        .with_request(Some(tools), Some(options))
-        .unwrap();
+    let given = plain.with_request(Some(tools), Some(options)).unwrap();
     assert_eq!(json(&given), json(&built));
     assert!(json(&given).contains("<think>"));
     assert_eq!(json(&built.with_request(None, None).unwrap()), json(&built));
