@@ -118,7 +118,7 @@ impl PyPromptAssembler {
         let given = [("tools", tools), ("template_options", template_options)];
         if given
             .iter()
-            .all(|(_, value)| value.is_none_or(|v| v.is_none()))
+            .all(|(_, value)| value.is_none_or(PyAnyMethods::is_none))
         {
             return Ok(self.prompts.clone());
         }

@@ -154,12 +154,12 @@ fn request_prompts(
 ) -> Result<Option<PromptAssembler>, Problem> {
     let tools = body
         .part("tools")
-        .map(|json| json.parse::<Tools>())
+        .map(str::parse::<Tools>)
         .transpose()
         .map_err(|err| body.problem_in("tools", &err))?;
     let options = body
         .part("template_options")
-        .map(|json| json.parse::<TemplateOptions>())
+        .map(str::parse::<TemplateOptions>)
         .transpose()
         .map_err(|err| body.problem_in("template_options", &err))?;
     if tools.is_none() && options.is_none() {

@@ -291,7 +291,10 @@ fn every_setting_is_read_under_its_name_and_reaches_what_it_sets() {
             (
                 harmony(json!({"tools": []})),
                 Box::new(|s: &Settings| {
-                    assert_eq!(s.tools.as_ref().map(|t| t.len()), Some(0));
+                    assert_eq!(
+                        s.tools.as_ref().map(mentor_context::prompt::Tools::len),
+                        Some(0)
+                    );
                     assert!(s.prompt_assembler().is_ok());
                 }),
             ),
