@@ -59,7 +59,7 @@ pub(crate) struct PromptOptions {
     /// One template option, its value as JSON (enable_thinking=false,
     /// date_string='"26 Jul 2024"'), over --template-options; repeat it for more.
     #[arg(long, value_name = "NAME=JSON", value_parser = utf8(parse_option))]
-    pub(crate) template_option: Vec<(String, serde_json::Value)>,
+    pub(crate) template_option: Vec<(String, String)>,
 
     #[command(flatten)]
     pub(crate) settings: PromptSettings,
