@@ -648,6 +648,8 @@ export interface Settings {
   historyMaxTokens?: number
   trimStep?: number
   allowSpecialTokensInMessages?: boolean
+  tools?: ReadonlyArray<Record<string, unknown>>
+  templateOptions?: Record<string, unknown>
   sealKey?: string | Uint8Array
 }
 

@@ -72,6 +72,10 @@ pub struct Settings {
     pub history_max_tokens: Option<u32>,
     pub trim_step: Option<f64>,
     pub allow_special_tokens_in_messages: Option<bool>,
+    #[napi(ts_type = "ReadonlyArray<Record<string, unknown>>")]
+    pub tools: Option<String>,
+    #[napi(ts_type = "Record<string, unknown>")]
+    pub template_options: Option<String>,
     #[napi(ts_type = "string | Uint8Array")]
     pub seal_key: Option<String>,
 }

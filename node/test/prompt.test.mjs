@@ -65,6 +65,29 @@ test('assembleJson is `prompt --json` byte for byte, for harmony and openai', ()
   assert.equal(new PromptAssembler({ chatTemplate: 'harmony', window: 4096 }).chatTemplate, 'harmony/o200k_harmony')
 })
 
+test('tools and template options give `prompt --json --tools --template-options` byte for byte', () => {
+  const chatml = join(FIXTURES, 'prompt', 'chatml-tools')
+  const args = ['--chat-template', join(chatml, 'tokenizer_config.json'), '--tokenizer-file', join(chatml, 'tokenizer.json'),
+    '--window', '4096', '--tools', join(chatml, 'tools.json'), '--template-options', join(chatml, 'template-options.json')]
+  const prompts = new PromptAssembler({
+    chatTemplate: join(chatml, 'tokenizer_config.json'),
+    tokenizerFile: join(chatml, 'tokenizer.json'),
+    window: 4096,
+    tools: load(join(chatml, 'tools.json')),
+    templateOptions: { enable_thinking: false },
+  })
+  const json = prompts.assembleJson(load(CONVERSATION), load(RESULTS))
+  assert.equal(json + '\n', cliPrompt(args))
+  const prompt = JSON.parse(json)
+  assert.ok(prompt.parts.tools > 0)
+  assert.ok(prompt.prompt.endsWith('<think>\n\n</think>\n\n'))
+  // The option's own name is kept as given, not respelled.
+  const err = thrown(() => new PromptAssembler({ chatTemplate: 'harmony', window: 4096, templateOptions: { enable_thinking: false } }))
+  assert.equal(err.code, 'INVALID_SETTING')
+  assert.ok(err.message.startsWith('templateOptions: the harmony/o200k_harmony chat template reads no template options (given: `enable_thinking`)'), err.message)
+  assert.equal(thrown(() => new PromptAssembler({ chatTemplate: 'harmony', window: 4096, enableThinking: false })).code, 'UNKNOWN_SETTING')
+})
+
 test('a prompt has the keys the types declare', () => {
   const prompts = new PromptAssembler({ chatTemplate: 'harmony', window: 600, reserve: 256, historyMaxTokens: 30, date: DATE })
   const prompt = prompts.assemble(load(CONVERSATION), load(RESULTS))

@@ -17,6 +17,7 @@ const DTS = readFileSync(new URL('../index.d.ts', import.meta.url), 'utf8')
 const PRICING = join(FIXTURES, 'pricing.json')
 const TEKKEN = join(FIXTURES, 'tokenizers', 'tekken-tiny.json')
 const CONVERSATION = join(FIXTURES, 'prompt', 'conversation.json')
+const CHATML = join(FIXTURES, 'prompt', 'chatml-tools')
 
 /** The `Settings` interface of index.d.ts: each field and its type, in order. */
 function declared () {
@@ -31,6 +32,7 @@ function declared () {
 function cases (keyFile) {
   const context = { budget: 400 }
   const prompt = { window: 8192, chatTemplate: 'harmony' }
+  const chatml = { window: 8192, chatTemplate: join(CHATML, 'tokenizer_config.json'), tokenizerFile: join(CHATML, 'tokenizer.json') }
   return {
     budget: [300, {}, false],
     encoding: ['cl100k_base', context, false],
@@ -64,13 +66,16 @@ function cases (keyFile) {
     historyMaxTokens: [900, prompt, true],
     trimStep: [0.5, prompt, true],
     allowSpecialTokensInMessages: [true, prompt, true],
+    tools: [JSON.parse(readFileSync(join(CHATML, 'tools.json'), 'utf8')), chatml, true],
+    templateOptions: [{ enable_thinking: false }, chatml, true],
   }
 }
 
-/** `settings` as the command's flags. */
+/** `settings` as the command's flags; a JSON file for those whose flag reads one. */
 function flags (settings) {
   return Object.entries(settings).flatMap(([name, value]) => {
     const flag = `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
+    if (name === 'tools' || name === 'templateOptions') return [flag, tempFile(`${name}.json`, JSON.stringify(value))]
     if (value === true) return [flag]
     if (Array.isArray(value)) return value.flatMap((item) => [flag, String(item)])
     return [flag, String(value)]

@@ -249,11 +249,23 @@ class PromptAssembler:
         **settings: Unpack[Settings],
     ) -> None: ...
     def assemble(
-        self, conversation: Sequence[Mapping[str, Any]], results: Sequence[Result]
+        self,
+        conversation: Sequence[Mapping[str, Any]],
+        results: Sequence[Result],
+        *,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        template_options: Mapping[str, Any] | None = None,
     ) -> Prompt:
-        """The whole prompt, with the keys of ``mentor-context prompt --json``."""
+        """The whole prompt, with the keys of ``mentor-context prompt --json``. ``tools``
+        and ``template_options`` are this request's: its tools in place of the
+        constructor's, its options over the constructor's, name by name."""
     def assemble_json(
-        self, conversation: Sequence[Mapping[str, Any]], results: Sequence[Result]
+        self,
+        conversation: Sequence[Mapping[str, Any]],
+        results: Sequence[Result],
+        *,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        template_options: Mapping[str, Any] | None = None,
     ) -> str:
         """The same as one line of JSON, byte for byte what ``prompt --json`` prints
         (without the newline)."""

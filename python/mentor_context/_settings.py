@@ -1,8 +1,8 @@
 """``Settings``: the keywords of ``Assembler`` and ``PromptAssembler``, typed."""
 
 import os
-from collections.abc import Sequence
-from typing import Literal, TypedDict
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, TypedDict
 
 
 class Settings(TypedDict, total=False):
@@ -42,3 +42,5 @@ class Settings(TypedDict, total=False):
     history_max_tokens: int
     trim_step: float
     allow_special_tokens_in_messages: bool
+    tools: Sequence[Mapping[str, Any]]
+    template_options: Mapping[str, Any]

@@ -53,34 +53,42 @@ impl PyPromptAssembler {
 
     /// The whole prompt as a dict, with the keys of `mentor-context prompt --json`: prompt
     /// (not for OpenAI's rule), messages, tokenCount, window, reserve, parts, dropped and
-    /// context (the report `Assembler.assemble` gives).
+    /// context (the report `Assembler.assemble` gives). `tools` and `template_options` are
+    /// this request's: its tools in place of the constructor's, its options over them.
+    #[pyo3(signature = (conversation, results, *, tools=None, template_options=None))]
     fn assemble<'py>(
         &self,
         py: Python<'py>,
         conversation: &Bound<'py, PyAny>,
         results: &Bound<'py, PyAny>,
+        tools: Option<&Bound<'py, PyAny>>,
+        template_options: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let prompts = self.for_request(py, tools, template_options)?;
         let conversation = read_conversation(conversation)?;
         let results = read_request(results, self.strict)?.results;
         let prompt = py
-            .detach(|| self.prompts.assemble(&conversation, &results))
+            .detach(|| prompts.assemble(&conversation, &results))
             .map_err(|err| from_library(&err))?;
         to_python(py, &prompt)
     }
 
     /// The same as one line of JSON text (no newline): what `prompt --json` prints, byte for
     /// byte.
+    #[pyo3(signature = (conversation, results, *, tools=None, template_options=None))]
     fn assemble_json(
         &self,
         py: Python<'_>,
         conversation: &Bound<'_, PyAny>,
         results: &Bound<'_, PyAny>,
+        tools: Option<&Bound<'_, PyAny>>,
+        template_options: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<String> {
+        let prompts = self.for_request(py, tools, template_options)?;
         let conversation = read_conversation(conversation)?;
         let results = read_request(results, self.strict)?.results;
         py.detach(|| {
-            let prompt = self
-                .prompts
+            let prompt = prompts
                 .assemble(&conversation, &results)
                 .map_err(|err| from_library(&err))?;
             serde_json::to_string(&prompt)
@@ -95,6 +103,32 @@ impl PyPromptAssembler {
             self.prompts.template().name(),
             self.prompts.reserve()
         )
+    }
+}
+
+impl PyPromptAssembler {
+    /// The assembler for a request with its own `tools` and `template_options`, read as the
+    /// settings of those names are (so a bad one is refused in the same words).
+    fn for_request(
+        &self,
+        py: Python<'_>,
+        tools: Option<&Bound<'_, PyAny>>,
+        template_options: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PromptAssembler> {
+        let given = [("tools", tools), ("template_options", template_options)];
+        if given
+            .iter()
+            .all(|(_, value)| value.is_none_or(PyAnyMethods::is_none))
+        {
+            return Ok(self.prompts.clone());
+        }
+        let request = settings::read(py, &given, None, None)?;
+        self.prompts
+            .with_request(request.tools, request.template_options)
+            .map_err(|err| match err.setting_at_fault() {
+                Some(setting) => refused_as(err.kind(), format!("{setting}: {err}")),
+                None => from_library(&err),
+            })
     }
 }
 

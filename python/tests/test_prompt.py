@@ -78,3 +78,49 @@ def test_a_bad_conversation_is_named():
         prompts.assemble([{"content": "Hi"}], results())
     with pytest.raises(MentorContextError, match="window of 30"):
         PromptAssembler(30, "openai", reserve=0).assemble(conversation(), results())
+
+
+CHATML = FIXTURES / "prompt" / "chatml-tools"
+
+
+def chatml(**settings):
+    return PromptAssembler(4096, str(CHATML / "tokenizer_config.json"),
+                           tokenizer_file=str(CHATML / "tokenizer.json"), **settings)
+
+
+def test_tools_and_template_options_are_the_command_s_byte_for_byte(cli):
+    command = subprocess.run(
+        [cli, "prompt", PRICING, "--conversation", CONVERSATION, "--window", "4096",
+         "--chat-template", CHATML / "tokenizer_config.json",
+         "--tokenizer-file", CHATML / "tokenizer.json", "--tools", CHATML / "tools.json",
+         "--template-options", CHATML / "template-options.json", "--json"],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    tools = json.loads((CHATML / "tools.json").read_text(encoding="utf-8"))
+    options = {"enable_thinking": False}
+    # As settings of the assembler, and as the request's own.
+    built = chatml(tools=tools, template_options=options)
+    assert built.assemble_json(conversation(), results()) + "\n" == command
+    per_request = chatml().assemble_json(conversation(), results(), tools=tools,
+                                         template_options=options)
+    assert per_request + "\n" == command
+    prompt = json.loads(command)
+    assert prompt["parts"]["tools"] > 0
+    assert prompt["prompt"].endswith("<think>\n\n</think>\n\n")
+
+
+def test_template_options_are_named_when_wrong():
+    with pytest.raises(MentorContextError, match="unknown setting `enable_thinking`") as raised:
+        PromptAssembler(4096, "harmony", enable_thinking=False)
+    assert raised.value.code == "UNKNOWN_SETTING"
+    with pytest.raises(MentorContextError,
+                       match="template_options: the harmony/o200k_harmony chat template reads no") as raised:
+        PromptAssembler(4096, "harmony", template_options={"enable_thinking": False})
+    assert raised.value.code == "INVALID_SETTING"
+    with pytest.raises(MentorContextError, match="template option `messages` is set by the library"):
+        chatml(template_options={"messages": []})
+    with pytest.raises(MentorContextError, match=r"tools: tool 0: its function needs a `name`"):
+        chatml().assemble(conversation(), results(), tools=[{"type": "function", "function": {}}])
+    with pytest.raises(MentorContextError, match="template_options: the harmony"):
+        PromptAssembler(4096, "harmony").assemble(conversation(), results(),
+                                                  template_options={"enable_thinking": False})

@@ -3,6 +3,7 @@ description, are accepted as Python keywords under their names and as the comman
 under the same names (`--max-blocks`); an unknown one is refused in the same words with the
 same code; the typed `Settings` and its value unions are the library's."""
 
+import json
 import typing
 
 import pytest
@@ -11,6 +12,7 @@ from conftest import FIXTURES, run_cli
 from mentor_context import Assembler, MentorContextError, PromptAssembler, Settings, _native
 
 TEKKEN = str(FIXTURES / "tokenizers" / "tekken-tiny.json")
+CHATML = FIXTURES / "prompt" / "chatml-tools"
 CONVERSATION = str(FIXTURES / "prompt" / "conversation.json")
 
 
@@ -19,6 +21,8 @@ def cases(key_file: str) -> dict:
     prompt's. A setting without a case fails the first test."""
     context = {"budget": 400}
     prompt = {"window": 8192, "chat_template": "harmony"}
+    chatml = {"window": 8192, "chat_template": str(CHATML / "tokenizer_config.json"),
+              "tokenizer_file": str(CHATML / "tokenizer.json")}
     return {
         "budget": (300, {}, False),
         "encoding": ("cl100k_base", context, False),
@@ -52,15 +56,22 @@ def cases(key_file: str) -> dict:
         "history_max_tokens": (900, prompt, True),
         "trim_step": (0.5, prompt, True),
         "allow_special_tokens_in_messages": (True, prompt, True),
+        "tools": (json.loads((CHATML / "tools.json").read_text(encoding="utf-8")), chatml, True),
+        "template_options": ({"enable_thinking": False}, chatml, True),
     }
 
 
-def flags(settings: dict) -> list[str]:
-    """`settings` as the command's flags: `--name value`, a flag alone for True."""
+def flags(settings: dict, folder) -> list[str]:
+    """`settings` as the command's flags: `--name value`, a flag alone for True, and a JSON
+    file for the settings whose flag reads one (`--tools`, `--template-options`)."""
     args = []
     for name, value in settings.items():
         flag = "--" + name.replace("_", "-")
-        if value is True:
+        if name in ("tools", "template_options"):
+            path = folder / f"{name}.json"
+            path.write_text(json.dumps(value), encoding="utf-8")
+            args += [flag, str(path)]
+        elif value is True:
             args.append(flag)
         elif isinstance(value, list):
             for item in value:
@@ -81,11 +92,11 @@ def test_every_setting_is_a_keyword_and_a_flag_under_its_one_name(cli, tmp_path)
         settings = {**beside, name: value}
         if whole_prompt:
             PromptAssembler(**settings)
-            done = run_cli(cli, "prompt", *flags(settings), "--conversation", CONVERSATION,
+            done = run_cli(cli, "prompt", *flags(settings, tmp_path), "--conversation", CONVERSATION,
                            str(FIXTURES / "pricing.json"))
         else:
             Assembler(**settings)
-            done = run_cli(cli, "assemble", *flags(settings), str(FIXTURES / "pricing.json"))
+            done = run_cli(cli, "assemble", *flags(settings, tmp_path), str(FIXTURES / "pricing.json"))
         assert done.returncode == 0, (name, done.stderr)
 
 

@@ -4,7 +4,7 @@
 use super::assemble::PromptAssembler;
 use super::choices::PromptChoices;
 use super::placement::ContextPlacement;
-use super::{ChatTemplate, ConversationDate, Tools};
+use super::{ChatTemplate, ConversationDate, TemplateOptions, Tools};
 use crate::ContextBuilder;
 use crate::error::Error;
 use crate::tokenizer::TokenCache;
@@ -52,6 +52,7 @@ impl PromptBuilder {
                 trim_step: DEFAULT_TRIM_STEP,
                 special_tokens_in_messages: false,
                 tools: None,
+                template_options: None,
                 cache: None,
             },
         }
@@ -120,6 +121,17 @@ impl PromptBuilder {
         self
     }
 
+    /// The chat template's options: the variables it reads besides the messages and the
+    /// tools (Qwen 3's `enable_thinking`, Llama 3.1's `date_string`), given as
+    /// `transformers`' `apply_chat_template(messages, **options)` and vLLM's
+    /// `chat_template_kwargs` give them; counted in the template's part. Their control-token
+    /// strings are neutralized as the messages' are. Only Hugging Face (Jinja) templates read
+    /// them; the built-in ones refuse any. Default: none.
+    pub fn template_options(mut self, options: impl Into<Option<TemplateOptions>>) -> Self {
+        self.choices.template_options = options.into();
+        self
+    }
+
     /// Remembers counts across requests: the history's messages and the results' blocks are
     /// tokenized once. Shared with the context's assembler. Default: none.
     pub fn cache(mut self, cache: impl Into<Option<TokenCache>>) -> Self {
@@ -136,7 +148,8 @@ impl PromptBuilder {
     ///   Gemini publish no tokenizer, so no whole prompt can be exact for them; Cohere's and
     ///   Mistral's documents go through their own chat templates), or the
     ///   context goes to `documents` and the template does not read them, or tools are given
-    ///   to a template that does not take them yet (Harmony, Mistral, OpenAI's rule);
+    ///   to a template that does not take them yet (Harmony, Mistral, OpenAI's rule), or
+    ///   template options are given to one of those;
     /// - what [`ContextBuilder::build`] refuses in the context's options.
     pub fn build(self) -> Result<PromptAssembler, Error> {
         PromptAssembler::new(self.choices)

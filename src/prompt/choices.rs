@@ -3,7 +3,7 @@
 //! other's type for it.
 
 use super::placement::ContextPlacement;
-use super::{ChatTemplate, ConversationDate, Tools};
+use super::{ChatTemplate, ConversationDate, TemplateOptions, Tools};
 use crate::ContextBuilder;
 use crate::tokenizer::TokenCache;
 
@@ -20,5 +20,6 @@ pub(crate) struct PromptChoices {
     pub(crate) trim_step: f64,
     pub(crate) special_tokens_in_messages: bool,
     pub(crate) tools: Option<Tools>,
+    pub(crate) template_options: Option<TemplateOptions>,
     pub(crate) cache: Option<TokenCache>,
 }

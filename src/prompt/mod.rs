@@ -95,6 +95,7 @@ mod placement;
 mod report;
 mod spans;
 mod template;
+mod template_options;
 mod tools;
 mod untrusted;
 
@@ -106,4 +107,5 @@ pub use message::Message;
 pub use placement::ContextPlacement;
 pub use report::{DroppedMessage, Prompt, PromptParts, TemplateDocument};
 pub use template::{ChatTemplate, ReasoningEffort};
+pub use template_options::{RESERVED_TEMPLATE_OPTIONS, TemplateOptions};
 pub use tools::Tools;

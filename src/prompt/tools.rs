@@ -171,7 +171,7 @@ fn check(value: &Value) -> Result<(), String> {
 }
 
 /// A JSON kind, in words.
-fn kind_name(value: &Value) -> &'static str {
+pub(super) fn kind_name(value: &Value) -> &'static str {
     match value.kind() {
         ValueKind::Seq => "an array",
         ValueKind::Map => "an object",

@@ -14,7 +14,7 @@ use crate::tokenizer::{Encoding, TokenCache, TokenizerKind};
 use crate::{Assembler, ContextBuilder, Duplicates};
 
 /// The settings only a whole prompt reads.
-const WHOLE_PROMPT: [&str; 8] = [
+const WHOLE_PROMPT: [&str; 10] = [
     "window",
     "reserve",
     "chat_template",
@@ -23,6 +23,8 @@ const WHOLE_PROMPT: [&str; 8] = [
     "history_max_tokens",
     "trim_step",
     "allow_special_tokens_in_messages",
+    "tools",
+    "template_options",
 ];
 
 impl Settings {
@@ -200,6 +202,8 @@ impl Settings {
             .date(self.date)
             .history_max_tokens(self.history_max_tokens)
             .special_tokens_in_messages(self.allow_special_tokens_in_messages)
+            .tools(self.tools.clone())
+            .template_options(self.template_options.clone())
             .cache(self.cache_bytes.map(TokenCache::new));
         if let Some(reserve) = self.reserve {
             builder = builder.reserve(reserve);
@@ -350,6 +354,8 @@ impl Settings {
             "history_max_tokens" => self.history_max_tokens.is_some(),
             "trim_step" => self.trim_step.is_some(),
             "allow_special_tokens_in_messages" => self.allow_special_tokens_in_messages,
+            "tools" => self.tools.is_some(),
+            "template_options" => self.template_options.is_some(),
             other => unreachable!("is_set is not asked of {other}"),
         }
     }

@@ -40,7 +40,7 @@ use serde::{Deserialize, Serialize};
 use crate::dialects::Dialect;
 use crate::format::BuiltinFormat;
 use crate::options::{Duplicates, Order, Overflow};
-use crate::prompt::{ContextPlacement, ConversationDate};
+use crate::prompt::{ContextPlacement, ConversationDate, TemplateOptions, Tools};
 use crate::seal::SealKey;
 use crate::tokenizer::{Encoding, Engine, TokenizerKind};
 pub(crate) use read::{Problem, remember};
@@ -92,6 +92,8 @@ pub use spelling::Spelling;
 /// | `history_max_tokens` | [`PromptBuilder::history_max_tokens`](crate::prompt::PromptBuilder::history_max_tokens) | none |
 /// | `trim_step` | [`PromptBuilder::trim_step`](crate::prompt::PromptBuilder::trim_step) | 0.25 |
 /// | `allow_special_tokens_in_messages` | [`PromptBuilder::special_tokens_in_messages`](crate::prompt::PromptBuilder::special_tokens_in_messages) | `false` |
+/// | `tools` | [`PromptBuilder::tools`](crate::prompt::PromptBuilder::tools): a JSON array of tool definitions | none |
+/// | `template_options` | [`PromptBuilder::template_options`](crate::prompt::PromptBuilder::template_options): a JSON object | none |
 ///
 /// `cache_control` and `strict` are read by the front ends (the entries they write, the
 /// results they read); the rest by the assemblers. A seal key given as bytes, which no
@@ -239,6 +241,12 @@ pub struct Settings {
     /// `allow_special_tokens_in_messages`.
     #[serde(deserialize_with = "values::flag", skip_serializing_if = "is_false")]
     pub allow_special_tokens_in_messages: bool,
+    /// `tools`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Tools>,
+    /// `template_options`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub template_options: Option<TemplateOptions>,
 
     /// A seal key given as bytes ([`with_seal_key`](Self::with_seal_key)).
     #[serde(skip)]

@@ -4,11 +4,12 @@ model owners' own code.
     python whole_prompt.py CASES_JSON OUT_JSON
 
 CASES_JSON is a JSON array of cases, each {"template", "messages", "documents", "tools",
-"date", "context"}; OUT_JSON gets, for each, {"prompt", "count", "controls_in_context"}:
+"date", "context"} and, for "hf:" cases, an optional "template_options" object; OUT_JSON gets, for each, {"prompt", "count", "controls_in_context"}:
 
 - "hf:DIR": transformers' AutoTokenizer from DIR (tokenizer.json and tokenizer_config.json),
   `apply_chat_template(messages, documents=..., tools=..., tokenize=False,
-  add_generation_prompt=True)` (tools as given: the list of dicts, untouched)
+  add_generation_prompt=True, **template_options)` (tools as given: the list of dicts,
+  untouched; the template options as keyword arguments, as a caller passes enable_thinking)
   with `strftime_now` pinned to the date, counted by `encode(prompt, add_special_tokens=False)`
   (special tokens parsed, as a server tokenizes a prompt);
 - "harmony": the messages vLLM's chat endpoint makes of the request (its mapping written out
@@ -51,6 +52,7 @@ def hf(case, directory):
         kwargs["documents"] = case["documents"]
     if case.get("tools") is not None:
         kwargs["tools"] = case["tools"]
+    kwargs.update(case.get("template_options") or {})
     prompt = tok.apply_chat_template(case["messages"], tokenize=False, add_generation_prompt=True, **kwargs)
     enc = tok(prompt, add_special_tokens=False, return_offsets_mapping=True)
     ids = enc["input_ids"]

@@ -85,11 +85,10 @@ pub(crate) fn run(args: &InspectArgs) -> Result<String, Failure> {
     if args.prompt.conversation.is_some() {
         return run_whole_prompt(args, answer.as_ref());
     }
-    if args.prompt.tools.is_some() {
-        return Err(Failure::bad_input(
-            "--tools: a whole prompt's setting: give --conversation too to draw a whole prompt"
-                .to_string(),
-        ));
+    if let Some(flag) = args.prompt.first_file_given() {
+        return Err(Failure::bad_input(format!(
+            "{flag}: a whole prompt's setting: give --conversation too to draw a whole prompt"
+        )));
     }
     if let Some(flag) = args.prompt.settings.first_given() {
         return Err(Failure::bad_input(format!(

@@ -9,6 +9,7 @@ use clap::builder::StringValueParser;
 use mentor_context::prompt::{ContextPlacement, ConversationDate};
 use mentor_context::settings::Settings;
 
+use super::template_options::parse_option;
 use crate::options::BuildArgs;
 use crate::options::parse::{parse_count, utf8};
 
@@ -47,6 +48,18 @@ pub(crate) struct PromptOptions {
     /// as transformers passes them; never dropped, counted in parts.tools.
     #[arg(long, value_name = "TOOLS.json")]
     pub(crate) tools: Option<PathBuf>,
+
+    /// The chat template's options: a JSON object of the variables a Hugging Face template
+    /// reads besides the messages and the tools ({"enable_thinking": false}), as
+    /// transformers' apply_chat_template(**kwargs) and vLLM's chat_template_kwargs pass them;
+    /// counted in parts.template.
+    #[arg(long, value_name = "FILE.json")]
+    pub(crate) template_options: Option<PathBuf>,
+
+    /// One template option, its value as JSON (enable_thinking=false,
+    /// date_string='"26 Jul 2024"'), over --template-options; repeat it for more.
+    #[arg(long, value_name = "NAME=JSON", value_parser = utf8(parse_option))]
+    pub(crate) template_option: Vec<(String, String)>,
 
     #[command(flatten)]
     pub(crate) settings: PromptSettings,
@@ -100,6 +113,18 @@ pub(crate) struct PromptSettings {
 }
 
 impl PromptOptions {
+    /// The first of the flags that read a file or a value of their own given (`--tools`,
+    /// `--template-options`, `--template-option`), if any.
+    pub(crate) fn first_file_given(&self) -> Option<&'static str> {
+        [
+            (self.tools.is_some(), "--tools"),
+            (self.template_options.is_some(), "--template-options"),
+            (!self.template_option.is_empty(), "--template-option"),
+        ]
+        .into_iter()
+        .find_map(|(given, flag)| given.then_some(flag))
+    }
+
     /// `settings` with each of these options given over it.
     pub(crate) fn over(&self, settings: Settings) -> Settings {
         self.settings.over(settings)

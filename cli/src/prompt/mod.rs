@@ -2,12 +2,13 @@
 //! template, printed as the prompt text (or the messages, for OpenAI's rule), or with --json as
 //! the whole [`Prompt`] report.
 //!
-//! [`args`] holds its options; [`conversation`] reads the messages and [`tools`] the tool
-//! definitions. The settings, their rules
+//! [`args`] holds its options; [`conversation`] reads the messages, [`tools`] the tool
+//! definitions and [`template_options`] the template's options. The settings, their rules
 //! and the template's choice are the library's ([`Settings::prompt_assembler`]).
 
 mod args;
 mod conversation;
+mod template_options;
 mod tools;
 
 pub(crate) use args::{PromptArgs, PromptOptions, PromptSettings};
@@ -52,27 +53,49 @@ pub(crate) fn fit(
     file: Option<&Path>,
 ) -> Result<Fitted, Failure> {
     // The configuration is checked before any input is read, as `assemble`'s is.
-    let settings = options.over(build.settings()?);
+    let mut settings = options.over(build.settings()?);
     let mut prompts = settings
         .prompt_assembler()
         .map_err(|err| Failure::library(&err))?;
     let conversation_input = Input::new(options.conversation.as_deref());
     let input = Input::new(file);
-    if let Some(path) = options.tools.as_deref() {
-        let tools_input = Input::new(Some(path));
-        if tools_input.is_stdin() && (conversation_input.is_stdin() || input.is_stdin()) {
-            return Err(Failure::bad_input(
-                "--tools cannot be standard input (`-`) with --conversation or RESULTS there too"
-                    .to_string(),
-            ));
+    if options.first_file_given().is_some() {
+        let tools_input = options.tools.as_deref().map(|path| Input::new(Some(path)));
+        let options_input = options
+            .template_options
+            .as_deref()
+            .map(|path| Input::new(Some(path)));
+        for (given, flag) in [
+            (&tools_input, "--tools"),
+            (&options_input, "--template-options"),
+        ] {
+            let others = [&tools_input, &options_input]
+                .into_iter()
+                .flatten()
+                .filter(|other| other.is_stdin())
+                .count();
+            if given.as_ref().is_some_and(Input::is_stdin)
+                && (conversation_input.is_stdin() || input.is_stdin() || others > 1)
+            {
+                return Err(Failure::bad_input(format!(
+                    "{flag} cannot be standard input (`-`) with --conversation, RESULTS, \
+                     --tools or --template-options there too"
+                )));
+            }
         }
-        // Every other setting was checked above, in the caller's spelling: what building
-        // with the tools can refuse is theirs.
-        let tools = tools::read(&tools_input)?;
+        if let Some(tools_input) = &tools_input {
+            settings.tools = Some(tools::read(tools_input)?);
+        }
+        settings.template_options = template_options::merge(
+            settings.template_options.as_ref(),
+            options_input.as_ref(),
+            &options.template_option,
+        )?;
+        // Every other setting was checked above: what building refuses now is the tools' or
+        // the options', named as flags.
         prompts = settings
-            .prompt_builder()
-            .and_then(|builder| builder.tools(tools).build())
-            .map_err(|err| Failure::library(&err).at("--tools"))?;
+            .prompt_assembler()
+            .map_err(|err| Failure::library(&err))?;
     }
     if conversation_input.is_stdin() && input.is_stdin() {
         return Err(Failure::bad_input(

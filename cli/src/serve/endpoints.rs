@@ -3,7 +3,7 @@
 //! the command's trailing newline).
 
 use mentor_context::citations::Resolver;
-use mentor_context::prompt::{Deadline, Message};
+use mentor_context::prompt::{Deadline, Message, PromptAssembler, TemplateOptions, Tools};
 use mentor_context::wire::{ParsedResults, UnknownProperties, parse_request};
 use mentor_context::{AssembledContext, ErrorKind};
 use serde::de::DeserializeOwned;
@@ -165,8 +165,8 @@ pub(crate) fn cite(profile: &Profile, bytes: &[u8]) -> Result<Vec<u8>, Problem> 
     json_line(&resolution)
 }
 
-/// `POST /v1/{profile}/prompt`: `{"conversation": [...], "results": [...]}` into the whole
-/// prompt.
+/// `POST /v1/{profile}/prompt`: `{"conversation": [...], "results": [...], "tools": [...]?,
+/// "template_options": {...}?}` into the whole prompt.
 pub(crate) fn prompt(
     name: &str,
     profile: &Profile,
@@ -176,10 +176,17 @@ pub(crate) fn prompt(
     let Fitting::Prompt(prompts) = &profile.fitting else {
         return Err(elsewhere(name, "fits a context alone", "assemble"));
     };
-    let body = Body::read(bytes, &["conversation", "results"], None)?;
+    let body = Body::read(
+        bytes,
+        &["conversation", "results", "tools", "template_options"],
+        None,
+    )?;
     let conversation: Vec<Message> = read(&body, "conversation", body.required("conversation")?)?;
     let parsed = results(&body, profile)?;
-    let prompt = prompts
+    let own = request_prompts(&body, prompts)?;
+    let prompt = own
+        .as_ref()
+        .unwrap_or(prompts)
         .assemble_until(&conversation, &parsed.results, deadline)
         .map_err(|err| match err.kind() {
             ErrorKind::DeadlinePassed => timed_out(),
@@ -187,6 +194,35 @@ pub(crate) fn prompt(
             _ => Problem::library(&err),
         })?;
     json_line(&prompt)
+}
+
+/// The profile's assembler with the request's tools (in place of the profile's) and template
+/// options (over the profile's, name by name: `PromptAssembler::with_request`); `None` when
+/// the request gives neither.
+fn request_prompts(
+    body: &Body<'_>,
+    prompts: &PromptAssembler,
+) -> Result<Option<PromptAssembler>, Problem> {
+    let tools = body
+        .part("tools")
+        .map(str::parse::<Tools>)
+        .transpose()
+        .map_err(|err| body.problem_in("tools", &err))?;
+    let options = body
+        .part("template_options")
+        .map(str::parse::<TemplateOptions>)
+        .transpose()
+        .map_err(|err| body.problem_in("template_options", &err))?;
+    if tools.is_none() && options.is_none() {
+        return Ok(None);
+    }
+    prompts
+        .with_request(tools, options)
+        .map(Some)
+        .map_err(|err| match err.setting_at_fault() {
+            Some(setting) => Problem::library_in(setting, &err),
+            None => Problem::library(&err),
+        })
 }
 
 /// The results of `body`, by the wire rules (an unknown property refused under `strict`).

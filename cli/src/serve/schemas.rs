@@ -110,6 +110,18 @@ pub(crate) struct PromptRequest {
     conversation: Vec<serde_json::Value>,
     /// The results, as for `assemble`.
     results: Vec<MentorRagResult>,
+    /// The agent's tool definitions, an OpenAI-style array (`[{"type": "function",
+    /// "function": {"name", "description", "parameters"}}]`), in place of the profile's:
+    /// given to a Hugging Face template as `transformers` passes them, counted in
+    /// `parts.tools`.
+    #[schema(nullable, value_type = Option<Vec<Object>>)]
+    tools: Option<Vec<serde_json::Value>>,
+    /// The chat template's options, the variables a Hugging Face template reads besides the
+    /// messages and the tools (`{"enable_thinking": false}`), as `transformers`'
+    /// `apply_chat_template(**kwargs)` and vLLM's `chat_template_kwargs` pass them; over the
+    /// profile's, name by name.
+    #[schema(nullable, value_type = Option<Object>)]
+    template_options: Option<serde_json::Value>,
 }
 
 /// `GET /healthz`.

@@ -193,3 +193,103 @@ fn inspect_draws_the_tools_share() {
     // Without tools, no share and no row in the table under the bar.
     assert!(!page(&[]).contains("swatch w-tools"));
 }
+
+/// ChatML whose generation prompt reads `enable_thinking` and which writes `date_string`, as
+/// Qwen 3's and Llama 3.1's templates do.
+const OPTIONS_CHATML: &str = "{% if date_string is defined %}Today: {{ date_string }}\n{% endif %}{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}<|im_start|>assistant\n{% if enable_thinking is defined and enable_thinking is false %}<think>\n\n</think>\n\n{% endif %}";
+
+/// `--template-options FILE` gives the object; each `--template-option NAME=JSON` goes over
+/// it; the template sees them, and the template's part counts what they add.
+#[test]
+fn template_options_reach_the_template_from_a_file_and_flags() {
+    let file = TempFile::new(
+        "options.json",
+        br#"{"enable_thinking": true, "date_string": "1 Jan 2020"}"#,
+    );
+    let report = run_prompt(
+        OPTIONS_CHATML,
+        &[
+            "--json",
+            "--template-options",
+            file.path(),
+            "--template-option",
+            "enable_thinking=false",
+            "--template-option",
+            r#"date_string="26 Jul 2024""#,
+        ],
+    )
+    .json();
+    let text = report["prompt"].as_str().unwrap();
+    assert!(text.starts_with("Today: 26 Jul 2024\n"), "{text}");
+    assert!(
+        text.ends_with("assistant\n<think>\n\n</think>\n\n"),
+        "{text}"
+    );
+    let plain = run_prompt(OPTIONS_CHATML, &["--json"]).json();
+    // One token per byte in this tokenizer: the date line and the empty think block.
+    let added = "Today: 26 Jul 2024\n".len() + "<think>\n\n</think>\n\n".len();
+    assert_eq!(
+        report["parts"]["template"].as_u64().unwrap(),
+        plain["parts"]["template"].as_u64().unwrap() + added as u64
+    );
+    // The file alone: thinking stays on.
+    let report = run_prompt(
+        OPTIONS_CHATML,
+        &["--json", "--template-options", file.path()],
+    )
+    .json();
+    assert!(!report["prompt"].as_str().unwrap().contains("<think>"));
+}
+
+#[test]
+fn bad_template_options_are_one_line_naming_the_flag() {
+    run_prompt(OPTIONS_CHATML, &["--template-option", "enable_thinking"])
+        .bad(&["--template-option", "NAME=JSON"]);
+    run_prompt(
+        OPTIONS_CHATML,
+        &["--template-option", "date_string=26 Jul 2024"],
+    )
+    .bad(&[
+        "--template-option",
+        "not JSON",
+        r#"date_string='"26 Jul 2024"'"#,
+    ]);
+    run_prompt(OPTIONS_CHATML, &["--template-option", "messages=[]"]).bad(&[
+        "INVALID_SETTING",
+        "--template-option: template option `messages` is set by the library",
+    ]);
+    let array = TempFile::new("options.json", b"[]");
+    run_prompt(OPTIONS_CHATML, &["--template-options", array.path()]).bad(&[
+        "--template-options",
+        "options.json",
+        "JSON object",
+    ]);
+    run(&[
+        "prompt",
+        PRICING,
+        "--conversation",
+        CONVERSATION,
+        "--window",
+        "8192",
+        "--chat-template",
+        "harmony",
+        "--template-option",
+        "reasoning_effort=\"low\"",
+    ])
+    .bad(&[
+        "INVALID_SETTING",
+        "--template-options",
+        "reads no template options (given: `reasoning_effort`)",
+    ]);
+    let page = std::env::temp_dir().join(format!("options-inspect-{}.html", std::process::id()));
+    let page = page.to_str().unwrap();
+    run(&[
+        "inspect",
+        PRICING,
+        "--output",
+        page,
+        "--template-option",
+        "enable_thinking=false",
+    ])
+    .bad(&["--template-option", "--conversation"]);
+}

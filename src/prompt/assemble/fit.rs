@@ -107,6 +107,7 @@ impl PromptAssembler {
             messages: &values,
             documents: documents_value.as_ref(),
             tools: inner.tools.as_ref(),
+            options: inner.template_options.as_ref(),
             date,
         })?;
         // A template may write only some parts of a message's content (Gemma 3 takes the first
@@ -163,6 +164,7 @@ impl PromptAssembler {
             messages,
             documents: None,
             tools: self.inner.tools.as_ref(),
+            options: self.inner.template_options.as_ref(),
             date,
         })?;
         let total = counting.rendered(&rendered)?;
@@ -178,6 +180,7 @@ impl PromptAssembler {
             messages,
             documents: None,
             tools: None,
+            options: self.inner.template_options.as_ref(),
             date,
         })?;
         let shared = counting.rendered(&plain)?;
@@ -205,6 +208,7 @@ impl PromptAssembler {
             messages: &fitted.values,
             documents: documents.as_ref(),
             tools: None,
+            options: self.inner.template_options.as_ref(),
             date,
         })?;
         let without = self.count(&plain, &fitted.context, counting)?;

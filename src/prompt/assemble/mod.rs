@@ -1,9 +1,11 @@
 //! [`PromptAssembler`]: fitting a conversation and results to the window. [`conversation`]
-//! reads the conversation; [`fit`] renders and counts one candidate prompt; this module
-//! shares the window between them.
+//! reads the conversation; [`fit`] renders and counts one candidate prompt; [`request`] gives
+//! an assembler a request's own tools and template options; this module shares the window
+//! between them.
 
 mod conversation;
 mod fit;
+mod request;
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -16,7 +18,7 @@ use super::placement::ContextPlacement;
 use super::report::{DroppedMessage, Prompt, PromptParts};
 use super::spans::message_costs_passing_by;
 use super::untrusted;
-use super::{ChatTemplate, ConversationDate, Message};
+use super::{ChatTemplate, ConversationDate, Message, TemplateOptions, Tools};
 use crate::error::Error;
 use crate::tokenizer::TokenCache;
 use crate::{Assembler, MentorRagResult};
@@ -28,7 +30,7 @@ pub struct PromptAssembler {
     inner: Arc<Inner>,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Inner {
     template: ChatTemplate,
     window: usize,
@@ -41,6 +43,10 @@ struct Inner {
     /// The tool definitions as the template sees them: neutralized unless the messages may
     /// keep control tokens.
     tools: Option<minijinja::Value>,
+    /// The template's options as the template sees them, neutralized as the tools are.
+    template_options: Option<minijinja::Value>,
+    /// The tools and options as given, for a request's own to replace or go over.
+    given: (Option<Tools>, Option<TemplateOptions>),
     cache: Option<TokenCache>,
     /// The context's assembler, at the most the window leaves.
     assembler: Assembler,
@@ -65,6 +71,7 @@ impl PromptAssembler {
             trim_step,
             special_tokens_in_messages,
             tools,
+            template_options,
             cache,
         } = choices;
         let setting =
@@ -101,7 +108,13 @@ impl PromptAssembler {
                 ),
             ));
         }
+        let given = (tools.clone(), template_options.clone());
         let tools = super::tools::for_template(tools, &template, special_tokens_in_messages)?;
+        let template_options = super::template_options::for_template(
+            template_options,
+            &template,
+            special_tokens_in_messages,
+        )?;
         let mut context = context
             .tokenizer(template.counter().clone())
             .budget(window - reserve);
@@ -130,6 +143,8 @@ impl PromptAssembler {
                 trim_step,
                 special_tokens_in_messages,
                 tools,
+                template_options,
+                given,
                 cache,
                 assembler,
                 empty,

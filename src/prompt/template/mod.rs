@@ -142,6 +142,8 @@ pub(crate) struct TemplateInput<'a> {
     pub(crate) documents: Option<&'a Value>,
     /// The tool definitions (already neutralized), for templates that take them.
     pub(crate) tools: Option<&'a Value>,
+    /// The template's options (already neutralized), for templates that read them.
+    pub(crate) options: Option<&'a Value>,
     pub(crate) date: ConversationDate,
 }
 
@@ -408,12 +410,14 @@ impl ChatTemplate {
                 let messages = Value::from(input.messages.to_vec());
                 let input_bytes = input.messages.iter().map(value_bytes).sum::<usize>()
                     + input.documents.map_or(0, value_bytes)
-                    + input.tools.map_or(0, value_bytes);
+                    + input.tools.map_or(0, value_bytes)
+                    + input.options.map_or(0, value_bytes);
                 let text = template
                     .render(&jinja::RenderInput {
                         messages: &messages,
                         documents: input.documents,
                         tools: input.tools,
+                        options: input.options,
                         bos_token: bos_token.as_deref(),
                         eos_token: eos_token.as_deref(),
                         date: input.date,
@@ -421,6 +425,20 @@ impl ChatTemplate {
                     })
                     .map_err(|problem| Error::ChatTemplate { problem })?;
                 Ok(Rendered::split(text, control))
+            }
+            // `PromptAssembler::new` refuses options for these templates first; this keeps a
+            // render from dropping them without a word whatever calls it.
+            _ if input
+                .options
+                .is_some_and(|options| options.len() != Some(0)) =>
+            {
+                Err(Error::Conversation {
+                    problem: format!(
+                        "the {} template reads no template options: only Hugging Face (Jinja) \
+                         chat templates do",
+                        self.inner.name
+                    ),
+                })
             }
             Kind::Mistral(format) => Ok(Rendered::split(
                 mistral::render(input.messages, input.tools, *format, control)?,

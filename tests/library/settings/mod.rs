@@ -286,6 +286,31 @@ fn every_setting_is_read_under_its_name_and_reaches_what_it_sets() {
                 |p| assert!(p.special_tokens_in_messages()),
             ),
         ),
+        (
+            "tools",
+            (
+                harmony(json!({"tools": []})),
+                Box::new(|s: &Settings| {
+                    assert_eq!(
+                        s.tools.as_ref().map(mentor_context::prompt::Tools::len),
+                        Some(0)
+                    );
+                    assert!(s.prompt_assembler().is_ok());
+                }),
+            ),
+        ),
+        (
+            "template_options",
+            (
+                harmony(json!({"template_options": {"enable_thinking": false}})),
+                Box::new(|s: &Settings| {
+                    let names = s.template_options.as_ref().map(|o| o.names().count());
+                    assert_eq!(names, Some(1));
+                    // Harmony reads none: the options reached the builder.
+                    assert!(s.prompt_assembler().is_err());
+                }),
+            ),
+        ),
     ];
     let named: Vec<&str> = cases.iter().map(|(name, _)| *name).collect();
     assert_eq!(named, Settings::names(), "the cases follow the settings");

@@ -11,5 +11,6 @@ mod openai_tools;
 mod properties;
 mod reference;
 mod tekken_files;
+mod template_options;
 mod tool_result;
 mod tools;

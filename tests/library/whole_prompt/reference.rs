@@ -24,7 +24,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use mentor_context::prompt::{
-    ChatTemplate, ContextPlacement, ConversationDate, Message, Prompt, PromptBuilder, Tools,
+    ChatTemplate, ContextPlacement, ConversationDate, Message, Prompt, PromptBuilder,
+    TemplateOptions, Tools,
 };
 use mentor_context::tokenizer::TekkenTokenizer;
 use mentor_context::wire::parse_results;
@@ -504,4 +505,65 @@ pub(super) fn run_script(python: &str, input: &[Value]) -> Vec<Value> {
     let out: Vec<Value> = serde_json::from_slice(&std::fs::read(&out_path).unwrap()).unwrap();
     std::fs::remove_dir_all(&folder).ok();
     out
+}
+
+/// Qwen 3 with thinking turned off, `apply_chat_template(..., enable_thinking=False)`: the
+/// template writes an empty `<think>` block after the generation prompt, and the count has it.
+#[test]
+fn template_options_are_passed_as_transformers_passes_its_keywords() {
+    let Some(dir) = std::env::var_os("MENTOR_TOKENIZER_DATA").map(PathBuf::from) else {
+        eprintln!("skipped: MENTOR_TOKENIZER_DATA is not set (.ci/run sets it)");
+        return;
+    };
+    let python = std::env::var("MENTOR_TOKENIZER_PYTHON")
+        .expect("MENTOR_TOKENIZER_PYTHON names the reference venv's python");
+    let date: ConversationDate = "2026-12-02".parse().unwrap();
+    let folder = dir.join("qwen3");
+    let qwen = ChatTemplate::from_files(
+        folder.join("tokenizer_config.json"),
+        folder.join("tokenizer.json"),
+    )
+    .unwrap();
+    let options: TemplateOptions = r#"{"enable_thinking": false}"#.parse().unwrap();
+    let results = &result_sets()[0];
+    let mut prompts = Vec::new();
+    let mut input = Vec::new();
+    for seed in 0..4_u64 {
+        let window = [2048, 8192][usize::try_from(seed).unwrap() % 2];
+        let tools = (seed % 2 == 1).then(|| tools(seed, 3));
+        let prompt = PromptBuilder::new(qwen.clone(), window)
+            .date(date)
+            .tools(tools.clone())
+            .template_options(options.clone())
+            .build()
+            .unwrap()
+            .assemble(
+                &conversation(seed, Shape::Tools, 4 + 4 * seed as usize),
+                results,
+            )
+            .unwrap()
+            .into_owned();
+        check_fits("qwen3 enable_thinking=False", 0, &prompt, window, 1024);
+        let text = prompt.prompt.as_deref().unwrap();
+        assert!(text.ends_with("<|im_start|>assistant\n<think>\n\n</think>\n\n"));
+        input.push(json!({
+            "template": format!("hf:{}", folder.display()),
+            "messages": prompt.messages,
+            "documents": prompt.documents,
+            "tools": tools,
+            "template_options": options,
+            "date": date.to_string(),
+            "context": prompt.context.text,
+        }));
+        prompts.push(prompt);
+    }
+    let reference = run_script(&python, &input);
+    for (ours, expected) in prompts.iter().zip(&reference) {
+        assert_eq!(ours.prompt.as_deref(), expected["prompt"].as_str());
+        assert_eq!(
+            Some(ours.token_count as u64),
+            expected["count"].as_u64(),
+            "count"
+        );
+    }
 }

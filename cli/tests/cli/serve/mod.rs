@@ -248,6 +248,87 @@ fn a_sealed_profile_continues_its_own_reports_and_refuses_others() {
     );
 }
 
+/// Tools and template options in the body give what `prompt --tools --template-options`
+/// prints; the request's options go over the profile's, and what the template cannot take is
+/// a 400 naming the part.
+#[test]
+fn prompt_with_tools_and_options_is_the_command_s_byte_for_byte() {
+    let config = fixture("prompt/chatml-tools/tokenizer_config.json");
+    let tokenizer = fixture("prompt/chatml-tools/tokenizer.json");
+    let settings = [
+        "--window",
+        "4096",
+        "--chat-template",
+        &config,
+        "--tokenizer-file",
+        &tokenizer,
+    ];
+    let service = Service::start(&settings);
+    let conversation = std::fs::read_to_string(fixture("prompt/conversation.json")).unwrap();
+    let results = std::fs::read_to_string(fixture("pricing.json")).unwrap();
+    let tools = std::fs::read_to_string(fixture("prompt/chatml-tools/tools.json")).unwrap();
+    let body = format!(
+        "{{\"conversation\": {conversation}, \"results\": {results}, \"Tools\": {tools}, \
+         \"template_options\": {{\"enable_thinking\": false}}}}"
+    );
+    let prompt = post(&service.url("/v1/default/prompt"), &body);
+    let command = run(&[
+        &["prompt", "--json"][..],
+        &settings,
+        &[
+            "--conversation",
+            &fixture("prompt/conversation.json"),
+            "--tools",
+            &fixture("prompt/chatml-tools/tools.json"),
+            "--template-options",
+            &fixture("prompt/chatml-tools/template-options.json"),
+            &fixture("pricing.json"),
+        ],
+    ]
+    .concat());
+    assert_eq!((prompt.status, &prompt.body), (200, &command.stdout));
+    let report: Value = serde_json::from_str(&prompt.body).unwrap();
+    assert!(report["parts"]["tools"].as_u64().unwrap() > 0);
+    let description: Value =
+        serde_json::from_str(&curl(&[&service.url("/openapi.json")]).body).unwrap();
+    let request = &description["components"]["schemas"]["PromptRequest"]["properties"];
+    assert!(
+        request["tools"].is_object() && request["template_options"].is_object(),
+        "{request}"
+    );
+    assert!(
+        report["prompt"]
+            .as_str()
+            .unwrap()
+            .ends_with("<think>\n\n</think>\n\n")
+    );
+
+    let bad =
+        format!("{{\"conversation\": {conversation}, \"results\": {results}, \"tools\": {{}}}}");
+    let problem = post(&service.url("/v1/default/prompt"), &bad).problem(400, "INVALID_SETTING");
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("tools: tools must be a JSON array"),
+        "{problem}"
+    );
+    let harmony = Service::start(&["--window", "8192", "--chat-template", "harmony"]);
+    let options = format!(
+        "{{\"conversation\": {conversation}, \"results\": {results}, \
+         \"template_options\": {{\"enable_thinking\": false}}}}"
+    );
+    let problem =
+        post(&harmony.url("/v1/default/prompt"), &options).problem(400, "INVALID_SETTING");
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("template_options: the harmony"),
+        "{problem}"
+    );
+}
+
 #[test]
 fn cite_and_prompt_are_the_command_s_byte_for_byte() {
     let service = Service::start(&["--budget", "400"]);

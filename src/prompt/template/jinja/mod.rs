@@ -59,6 +59,9 @@ pub(crate) struct RenderInput<'a> {
     pub(crate) documents: Option<&'a Value>,
     /// The tool definitions, as `apply_chat_template(tools=...)` passes them.
     pub(crate) tools: Option<&'a Value>,
+    /// The template's other variables, as `apply_chat_template(**kwargs)` passes them; none
+    /// of them is one of the names above (`TemplateOptions` refuses those).
+    pub(crate) options: Option<&'a Value>,
     pub(crate) bos_token: Option<&'a str>,
     pub(crate) eos_token: Option<&'a str>,
     pub(crate) date: ConversationDate,
@@ -235,6 +238,19 @@ fn render_with(
         bos_token => input.bos_token,
         eos_token => input.eos_token,
         strftime_now => Value::from_function(move |format: &str| date.strftime(format)),
+    };
+    // One flat map, not minijinja's merged context (`..options`), whose every lookup would
+    // try two maps: a render of 40,000 turns reads variables millions of times.
+    let context = match input.options {
+        None => context,
+        Some(options) => {
+            let entries = |map: &Value| -> Vec<(Value, Value)> {
+                let keys = map.try_iter().into_iter().flatten();
+                keys.map(|key| (key.clone(), map.get_item(&key).unwrap_or_default()))
+                    .collect()
+            };
+            Value::from_pairs(entries(options).into_iter().chain(entries(&context)))
+        }
     };
     let framing = input
         .messages

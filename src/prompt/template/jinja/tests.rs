@@ -9,6 +9,7 @@ pub(super) fn render(source: &str, messages: &Value) -> Result<String, String> {
         messages,
         documents: None,
         tools: None,
+        options: None,
         bos_token: Some("<s>"),
         eos_token: Some("</s>"),
         date: "2026-12-02".parse::<ConversationDate>().unwrap(),
