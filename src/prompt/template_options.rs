@@ -160,16 +160,10 @@ pub(crate) fn for_template(
     let Some(options) = options.filter(|options| !options.is_empty()) else {
         return Ok(None);
     };
-    if !template.takes_tools() {
-        let names: Vec<String> = options.names().map(|n| format!("`{n}`")).collect();
+    if let Some(problem) = template.refuses_template_options(&options.value) {
         return Err(Error::PromptSetting {
             setting: "template_options",
-            problem: format!(
-                "the {} chat template reads no template options (given: {}): only Hugging \
-                 Face (Jinja) templates do",
-                template.name(),
-                names.join(", ")
-            ),
+            problem,
         });
     }
     Ok(Some(if special_tokens_in_messages {

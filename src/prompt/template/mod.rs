@@ -356,6 +356,42 @@ impl ChatTemplate {
         )
     }
 
+    /// Why the template refuses the template options named `names`, in words; `None` where it
+    /// reads them all. A Hugging Face template reads any; gpt-oss reads `reasoning_effort`
+    /// (`low`, `medium`, `high`), as its own Jinja template reads that keyword of
+    /// `apply_chat_template` and vLLM its request field; the others read none.
+    pub(crate) fn refuses_template_options(&self, options: &Value) -> Option<String> {
+        let names: Vec<String> = options
+            .try_iter()
+            .into_iter()
+            .flatten()
+            .map(|key| key.as_str().unwrap_or_default().to_string())
+            .collect();
+        match &self.inner.kind {
+            Kind::Jinja { .. } => None,
+            Kind::Harmony(_) => names.iter().find_map(|name| {
+                if name != REASONING_EFFORT {
+                    return Some(format!(
+                        "the {} chat template reads one template option, `{REASONING_EFFORT}`, \
+                         not `{name}`",
+                        self.inner.name
+                    ));
+                }
+                effort_of(options).err()
+            }),
+            _ => Some(format!(
+                "the {} chat template reads no template options (given: {}): only Hugging Face \
+                 (Jinja) templates and gpt-oss (`{REASONING_EFFORT}`) do",
+                self.inner.name,
+                names
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
+    }
+
     /// Checks tool definitions against what the model's owners take beyond their shape
     /// (Mistral's function names and descriptions), so that bad ones are refused when the
     /// assembler is built.
@@ -426,6 +462,24 @@ impl ChatTemplate {
                     .map_err(|problem| Error::ChatTemplate { problem })?;
                 Ok(Rendered::split(text, control))
             }
+            Kind::Harmony(effort) => {
+                let effort = match input.options.map(effort_of) {
+                    Some(Err(problem)) => return Err(Error::Conversation { problem }),
+                    Some(Ok(Some(given))) => given,
+                    _ => *effort,
+                };
+                Ok(Rendered::split(
+                    harmony::render(
+                        input.messages,
+                        &harmony::Given {
+                            tools: input.tools,
+                            date: input.date,
+                            effort,
+                        },
+                    )?,
+                    control,
+                ))
+            }
             // `PromptAssembler::new` refuses options for these templates first; this keeps a
             // render from dropping them without a word whatever calls it.
             _ if input
@@ -449,17 +503,6 @@ impl ChatTemplate {
                     problem: format!("the {} template does not take tools yet", self.inner.name),
                 })
             }
-            Kind::Harmony(effort) => Ok(Rendered::split(
-                harmony::render(
-                    input.messages,
-                    &harmony::Given {
-                        tools: input.tools,
-                        date: input.date,
-                        effort: *effort,
-                    },
-                )?,
-                control,
-            )),
             Kind::OpenAi(encoding) => openai::render(
                 input.messages,
                 input
@@ -468,6 +511,24 @@ impl ChatTemplate {
             ),
         }
     }
+}
+
+/// The template option gpt-oss reads.
+const REASONING_EFFORT: &str = "reasoning_effort";
+
+/// The `reasoning_effort` template option, if given.
+fn effort_of(options: &Value) -> Result<Option<ReasoningEffort>, String> {
+    let Ok(value) = options.get_attr(REASONING_EFFORT) else {
+        return Ok(None);
+    };
+    if value.is_undefined() {
+        return Ok(None);
+    }
+    value
+        .as_str()
+        .and_then(|name| name.parse().ok())
+        .map(Some)
+        .ok_or_else(|| format!("`{REASONING_EFFORT}` is low, medium or high, not {value}"))
 }
 
 /// Bytes of text in a value: a bound for what a template may write around it.

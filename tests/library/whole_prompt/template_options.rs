@@ -87,8 +87,8 @@ fn control_tokens_in_options_follow_the_messages_rule() {
     assert_eq!(text.matches("<|im_start|>").count(), 3, "{text}");
 }
 
-/// Harmony and OpenAI's rule read no options: one error naming the setting and the options,
-/// at build; no options and an empty object are none.
+/// OpenAI's rule reads no options, Harmony only `reasoning_effort`: one error naming the
+/// setting and the options, at build; no options and an empty object are none.
 #[test]
 fn built_in_templates_refuse_options() {
     for template in [
@@ -111,7 +111,9 @@ fn built_in_templates_refuse_options() {
         );
         let message = err.to_string();
         assert!(
-            message.contains("reads no template options (given: `reasoning`)"),
+            message.contains("reads no template options (given: `reasoning`)")
+                || message
+                    .contains("reads one template option, `reasoning_effort`, not `reasoning`"),
             "{message}"
         );
         assert!(
@@ -139,8 +141,10 @@ fn settings_carry_tools_and_options() {
     );
     let err = settings.prompt_assembler().unwrap_err();
     assert!(
-        err.to_string()
-            .starts_with("templateOptions: the harmony/o200k_harmony chat template reads no"),
+        err.to_string().starts_with(
+            "templateOptions: the harmony/o200k_harmony chat template reads one template option, \
+             `reasoning_effort`, not `enable_thinking`"
+        ),
         "{err}"
     );
     let err =
@@ -222,4 +226,28 @@ fn a_request_s_tools_and_options_fit_as_if_built_with_them() {
             .unwrap();
     let text = json(&built.with_request(Some(other), None).unwrap());
     assert!(text.contains("other") && !text.contains("search"), "{text}");
+}
+
+/// gpt-oss reads `reasoning_effort`, as its own Jinja template reads that keyword and vLLM its
+/// request field: written in the system message, over the template's own; a bad value is one
+/// error at build.
+#[test]
+fn harmony_reads_the_reasoning_effort() {
+    let chat = [Message::user("What does Plan B cost?")];
+    let text = |options: &str| {
+        let prompts = PromptBuilder::new(ChatTemplate::harmony(), 4096)
+            .template_options(options.parse::<TemplateOptions>().unwrap())
+            .build()
+            .unwrap();
+        let prompt = prompts.assemble(&chat, &[]).unwrap();
+        prompt.prompt.unwrap()
+    };
+    assert!(text(r#"{"reasoning_effort": "high"}"#).contains("Reasoning: high"));
+    assert!(text(r#"{"reasoning_effort": "low"}"#).contains("Reasoning: low"));
+    assert!(text("{}").contains("Reasoning: medium"));
+    let err = PromptBuilder::new(ChatTemplate::harmony(), 4096)
+        .template_options(r#"{"reasoning_effort": "max"}"#.parse::<TemplateOptions>().unwrap())
+        .build()
+        .unwrap_err();
+    assert!(err.to_string().contains("low, medium or high"), "{err}");
 }
