@@ -84,7 +84,7 @@ test('tools and template options give `prompt --json --tools --template-options`
   // The option's own name is kept as given, not respelled.
   const err = thrown(() => new PromptAssembler({ chatTemplate: 'harmony', window: 4096, templateOptions: { enable_thinking: false } }))
   assert.equal(err.code, 'INVALID_SETTING')
-  assert.ok(err.message.startsWith('templateOptions: the harmony/o200k_harmony chat template reads no template options (given: `enable_thinking`)'), err.message)
+  assert.ok(err.message.startsWith('templateOptions: the harmony/o200k_harmony chat template reads one template option, `reasoning_effort`, not `enable_thinking`'), err.message)
   assert.equal(thrown(() => new PromptAssembler({ chatTemplate: 'harmony', window: 4096, enableThinking: false })).code, 'UNKNOWN_SETTING')
 })
 

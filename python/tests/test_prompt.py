@@ -114,7 +114,7 @@ def test_template_options_are_named_when_wrong():
         PromptAssembler(4096, "harmony", enable_thinking=False)
     assert raised.value.code == "UNKNOWN_SETTING"
     with pytest.raises(MentorContextError,
-                       match="template_options: the harmony/o200k_harmony chat template reads no") as raised:
+                       match="template_options: the harmony/o200k_harmony chat template reads one template option") as raised:
         PromptAssembler(4096, "harmony", template_options={"enable_thinking": False})
     assert raised.value.code == "INVALID_SETTING"
     with pytest.raises(MentorContextError, match="template option `messages` is set by the library"):

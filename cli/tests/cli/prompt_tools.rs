@@ -272,7 +272,7 @@ fn bad_template_options_are_one_line_naming_the_flag() {
         "--window",
         "8192",
         "--chat-template",
-        "harmony",
+        "openai",
         "--template-option",
         "reasoning_effort=\"low\"",
     ])
@@ -280,6 +280,24 @@ fn bad_template_options_are_one_line_naming_the_flag() {
         "INVALID_SETTING",
         "--template-options",
         "reads no template options (given: `reasoning_effort`)",
+    ]);
+    // gpt-oss reads `reasoning_effort`, and only its three values.
+    run(&[
+        "prompt",
+        PRICING,
+        "--conversation",
+        CONVERSATION,
+        "--window",
+        "8192",
+        "--chat-template",
+        "harmony",
+        "--template-option",
+        "reasoning_effort=\"max\"",
+    ])
+    .bad(&[
+        "INVALID_SETTING",
+        "--template-options",
+        "low, medium or high",
     ]);
     let page = std::env::temp_dir().join(format!("options-inspect-{}.html", std::process::id()));
     let page = page.to_str().unwrap();
