@@ -18,10 +18,12 @@ impl PromptAssembler {
     /// use mentor_context::prompt::{ChatTemplate, PromptBuilder};
     ///
     /// let prompts = PromptBuilder::new(ChatTemplate::harmony(), 8192).build()?;
+    /// // gpt-oss reads one option, `reasoning_effort`.
+    /// let _high = prompts.with_request(None, Some(r#"{"reasoning_effort": "high"}"#.parse()?))?;
     /// let err = prompts
     ///     .with_request(None, Some(r#"{"enable_thinking": false}"#.parse()?))
     ///     .unwrap_err();
-    /// assert!(err.to_string().contains("reads no template options"));
+    /// assert!(err.to_string().contains("reads one template option"));
     /// # Ok::<(), mentor_context::Error>(())
     /// ```
     ///
