@@ -73,8 +73,8 @@ impl Conversation {
     }
 
     /// Each message's share when the template rewrote contents so that they cannot be found
-    /// in its text: the message's own count (its content, or its fields as JSON) and an even
-    /// share of the framing. A close estimate is all the choice of turns needs (the prompt
+    /// in its text: the message's own count (its content and its tool calls' names and
+    /// arguments, or all its fields as JSON) and an even share of the framing. A close estimate is all the choice of turns needs (the prompt
     /// chosen is counted exactly), and it costs one count of each message: linear, where
     /// rendering without each turn in turn was quadratic.
     pub(super) fn estimated_costs(
@@ -85,7 +85,9 @@ impl Conversation {
         let mut own = Vec::with_capacity(self.values.len());
         for (value, content) in self.values.iter().zip(&self.contents) {
             let tokens = match content {
-                Some(content) => counting.text(content)?,
+                // A call's name and arguments are its message's, not framing shared by every
+                // message: what every template writes of a call, whatever it wraps them in.
+                Some(content) => counting.text(content)? + counting.text(&calls_core(value))?,
                 None => counting.text(&serde_json::to_string(value).unwrap_or_default())?,
             };
             own.push(tokens);
@@ -93,6 +95,28 @@ impl Conversation {
         let framing = whole_total.saturating_sub(own.iter().sum()) / own.len().max(1);
         Ok(own.into_iter().map(|tokens| tokens + framing).collect())
     }
+}
+
+/// The names and arguments of a message's tool calls, one after another; empty without calls.
+fn calls_core(message: &Value) -> String {
+    let mut core = String::new();
+    let Ok(calls) = message.get_attr("tool_calls") else {
+        return core;
+    };
+    for call in calls.try_iter().into_iter().flatten() {
+        let function = call.get_attr("function").unwrap_or_default();
+        for field in ["name", "arguments"] {
+            let value = function.get_attr(field).unwrap_or_default();
+            match value.as_str() {
+                Some(text) => core.push_str(text),
+                None if !value.is_undefined() && !value.is_none() => {
+                    core.push_str(&serde_json::to_string(&value).unwrap_or_default());
+                }
+                None => {}
+            }
+        }
+    }
+    core
 }
 
 impl PromptAssembler {
