@@ -28,7 +28,6 @@ pub struct MarkerSpan {
 
 /// A citation of the context that the answer cites: how often, and where.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Cited {
@@ -61,10 +60,8 @@ pub struct UnknownMarker {
     pub at: usize,
 }
 
-/// What an answer cites: the one shape `mentor-context cite`, the service's `/cite`, Python
-/// and Node return (their offsets in their own strings' units).
+/// What an answer cites.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Resolution {

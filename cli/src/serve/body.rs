@@ -108,8 +108,10 @@ impl<'a> Body<'a> {
             }
             _ => None,
         };
-        let detail = shifted.unwrap_or_else(|| err.to_string());
-        Problem::bad_request(err.kind(), super::problem::in_part(name, &detail))
+        Problem::bad_request(
+            err.kind(),
+            format!("{name}: {}", shifted.unwrap_or_else(|| err.to_string())),
+        )
     }
 }
 
