@@ -3,6 +3,7 @@
 //! an assembler a request's own tools and template options; this module shares the window
 //! between them.
 
+mod checked;
 mod conversation;
 mod fit;
 mod request;
@@ -10,7 +11,6 @@ mod request;
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use super::choices::PromptChoices;
 use super::count::Counting;
 use super::deadline::Deadline;
 use super::history;
@@ -59,99 +59,6 @@ struct Inner {
 const EXTRA_ATTEMPTS: usize = 8;
 
 impl PromptAssembler {
-    pub(super) fn new(choices: PromptChoices) -> Result<PromptAssembler, Error> {
-        let PromptChoices {
-            template,
-            window,
-            reserve,
-            context,
-            placement,
-            date,
-            history_max_tokens,
-            trim_step,
-            special_tokens_in_messages,
-            tools,
-            template_options,
-            cache,
-        } = choices;
-        let setting =
-            |setting: &'static str, problem: String| Error::PromptSetting { setting, problem };
-        if reserve >= window {
-            return Err(setting(
-                "reserve",
-                format!(
-                    "the answer's reserve of {reserve} tokens takes the whole window of {window}"
-                ),
-            ));
-        }
-        if !(0.0..1.0).contains(&trim_step) {
-            return Err(setting(
-                "trim_step",
-                format!("the trim step must be in 0.0..1.0, not {trim_step}"),
-            ));
-        }
-        if placement == ContextPlacement::Documents && !template.reads_documents() {
-            return Err(setting(
-                "context_in",
-                "the context cannot go to `documents`: this chat template does not read them \
-                 (transformers would drop them without a word); put it in the user or system message"
-                    .to_string(),
-            ));
-        }
-        if placement == ContextPlacement::Tool && !template.writes_tool_calls() {
-            return Err(setting(
-                "context_in",
-                format!(
-                    "the context cannot go to a `tool` result: the {} chat template does not \
-                     write tool calls and results yet; put it in the user or system message",
-                    template.name()
-                ),
-            ));
-        }
-        let given = (tools.clone(), template_options.clone());
-        let tools = super::tools::for_template(tools, &template, special_tokens_in_messages)?;
-        let template_options = super::template_options::for_template(
-            template_options,
-            &template,
-            special_tokens_in_messages,
-        )?;
-        let mut context = context
-            .tokenizer(template.counter().clone())
-            .budget(window - reserve);
-        if let Some(cache) = &cache {
-            context = context.cache(cache.clone());
-        }
-        let empty = context.clone().header("").budget(0).build()?;
-        let assembler = context.build()?;
-        if let Some(dialect) = assembler.dialect() {
-            return Err(setting(
-                "dialect",
-                format!(
-                    "a whole prompt cannot be fitted in the {dialect} dialect: {}",
-                    dialect_reason(dialect)
-                ),
-            ));
-        }
-        Ok(PromptAssembler {
-            inner: Arc::new(Inner {
-                template,
-                window,
-                reserve,
-                placement,
-                date,
-                history_max_tokens,
-                trim_step,
-                special_tokens_in_messages,
-                tools,
-                template_options,
-                given,
-                cache,
-                assembler,
-                empty,
-            }),
-        })
-    }
-
     /// The model's window.
     #[must_use]
     pub fn window(&self) -> usize {
@@ -445,21 +352,5 @@ impl PromptAssembler {
             dropped,
             context: fitted.context,
         })
-    }
-}
-
-/// Why a dialect's provider cannot have a whole prompt counted here.
-fn dialect_reason(dialect: crate::dialects::Dialect) -> &'static str {
-    use crate::dialects::Dialect;
-    match dialect {
-        Dialect::Cohere => {
-            "put Command-R's documents through its chat template with the context in `documents` instead"
-        }
-        Dialect::Mistral => {
-            "its tool result is framed by Mistral's tool-call tokens, which no template here writes; give the context as text (with a Tekken tokenizer) instead"
-        }
-        _ => {
-            "the provider publishes no tokenizer, so no whole prompt can be exact offline; its context stays exact in the encoding you name"
-        }
     }
 }
