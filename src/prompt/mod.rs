@@ -90,6 +90,7 @@ mod count;
 mod date;
 mod deadline;
 mod history;
+mod json_setting;
 mod message;
 mod placement;
 mod report;

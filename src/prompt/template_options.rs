@@ -2,11 +2,7 @@
 //! (Qwen 3's `enable_thinking`, Llama 3.1's `date_string`), given as `transformers`'
 //! `apply_chat_template(**kwargs)` and vLLM's `chat_template_kwargs` give them.
 
-use std::fmt;
-use std::str::FromStr;
-
 use minijinja::value::{Value, ValueKind};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::template::ChatTemplate;
 use super::untrusted;
@@ -198,37 +194,7 @@ fn check(value: &Value) -> Result<(), String> {
     Ok(())
 }
 
-impl FromStr for TemplateOptions {
-    type Err = Error;
-
-    /// Reads the JSON object and checks it.
-    fn from_str(json: &str) -> Result<TemplateOptions, Error> {
-        let value: Value = serde_json::from_str(json).map_err(|err| Error::PromptSetting {
-            setting: "template_options",
-            problem: format!("template options are not valid JSON: {err}"),
-        })?;
-        TemplateOptions::from_value(value)
-    }
-}
-
-impl fmt::Debug for TemplateOptions {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.names()).finish()
-    }
-}
-
-impl Serialize for TemplateOptions {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.value.serialize(serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for TemplateOptions {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = Value::deserialize(deserializer)?;
-        TemplateOptions::from_value(value).map_err(serde::de::Error::custom)
-    }
-}
+super::json_setting::json_setting!(TemplateOptions, "template_options", "template options are");
 
 #[cfg(test)]
 mod tests {

@@ -1,11 +1,7 @@
 //! [`Tools`]: an agent's tool definitions, checked once, given to the chat template as
 //! `transformers`' `apply_chat_template(messages, tools=...)` gives them.
 
-use std::fmt;
-use std::str::FromStr;
-
 use minijinja::value::{Value, ValueKind};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::template::ChatTemplate;
 use super::untrusted;
@@ -183,37 +179,7 @@ pub(super) fn kind_name(value: &Value) -> &'static str {
     }
 }
 
-impl FromStr for Tools {
-    type Err = Error;
-
-    /// Reads the JSON array and checks it.
-    fn from_str(json: &str) -> Result<Tools, Error> {
-        let value: Value = serde_json::from_str(json).map_err(|err| Error::PromptSetting {
-            setting: "tools",
-            problem: format!("tools are not valid JSON: {err}"),
-        })?;
-        Tools::from_value(value)
-    }
-}
-
-impl fmt::Debug for Tools {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.names()).finish()
-    }
-}
-
-impl Serialize for Tools {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.value.serialize(serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for Tools {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = Value::deserialize(deserializer)?;
-        Tools::from_value(value).map_err(serde::de::Error::custom)
-    }
-}
+super::json_setting::json_setting!(Tools, "tools", "tools are");
 
 #[cfg(test)]
 mod tests {
