@@ -20,6 +20,7 @@
 
 mod bounds;
 mod filters;
+mod generation_tags;
 pub(crate) mod pyjson;
 mod python;
 mod repr;
@@ -35,6 +36,7 @@ use minijinja::value::{Value, ValueKind};
 use minijinja::{Environment, Error as JinjaError, ErrorKind, State};
 
 use crate::prompt::ConversationDate;
+use generation_tags::rewrite_generation_tags;
 use python::Side;
 
 /// The largest template source accepted: the largest chat templates on the Hub are about
@@ -350,42 +352,6 @@ fn raise_exception(message: &str) -> Result<Value, JinjaError> {
         ErrorKind::InvalidOperation,
         format!("the template raised: {message}"),
     ))
-}
-
-/// `transformers` reads `{% generation %}` ... `{% endgeneration %}` (which marks the
-/// assistant's tokens for training) and renders its body unchanged; minijinja does not know the
-/// tag, so it becomes an `{% if true %}` block with the same whitespace control.
-fn rewrite_generation_tags(source: &str) -> String {
-    let mut out = String::with_capacity(source.len());
-    let mut rest = source;
-    while let Some(at) = rest.find("{%") {
-        out.push_str(&rest[..at]);
-        let tag = &rest[at..];
-        // After the opening: in `{%}` the `%` of `{%` is no closing.
-        let Some(end) = tag[2..].find("%}").map(|end| end + 2) else {
-            out.push_str(tag);
-            return out;
-        };
-        let inner = &tag[2..end];
-        let (left, body) = inner
-            .strip_prefix(['-', '+'])
-            .map_or(("", inner), |b| (&inner[..1], b));
-        let (body, right) = body
-            .strip_suffix(['-', '+'])
-            .map_or((body, ""), |b| (b, &body[b.len()..]));
-        match body.trim() {
-            "generation" => {
-                let _ = write!(out, "{{%{left} if true {right}%}}");
-            }
-            "endgeneration" => {
-                let _ = write!(out, "{{%{left} endif {right}%}}");
-            }
-            _ => out.push_str(&tag[..end + 2]),
-        }
-        rest = &tag[end + 2..];
-    }
-    out.push_str(rest);
-    out
 }
 
 /// minijinja's error in one line: the kind's description or the detail, and the line.
