@@ -1,15 +1,16 @@
 //! `mentor-context cite REPORT ANSWER`: which citations of a report an answer cites.
 //!
-//! The output is one JSON line: `cited` (in order of first citation, each with `index`,
-//! `inputIndex`, `count`, and `quotes` when the answer quotes it), `unknown` (citations
-//! that point at nothing, each with `marker` and its byte offset `at`) and `unverified`
-//! (quotes whose check failed: a `[n]`, Anthropic or Bedrock quote not found in the content it
-//! cites, a Cohere `text` that is not the answer span it marks); with `--renumber` also `answer` (renumbered
-//! 1..k in order of first citation) and each citation's `newIndex`. With `--dialect`, ANSWER
-//! is the model API's response (its message JSON, its stream's events as JSON Lines, or the
-//! raw server-sent events; Bedrock's ConverseStream as JSON Lines of the events the AWS SDKs
-//! give), and the output adds the response's `text` and each citation's `spans` in it, in
-//! bytes and UTF-16 units.
+//! The output is one JSON line, the library's `Resolution` (the shape Python's and Node's
+//! resolvers and the service's `/cite` return): `cited` (in order of first citation, each with
+//! its chip as `citation`, its number in order of first citation `newIndex`, its `count`, the
+//! `spans` of its markers in bytes and UTF-16 units, and `quotes` when the answer quotes it),
+//! `unknown` (citations that point at nothing, each with `marker` and its byte offset `at`),
+//! `answer` (`null`; with `--renumber`, renumbered 1..k in order of first citation) and
+//! `unverified` (quotes whose check failed: a `[n]`, Anthropic or Bedrock quote not found in
+//! the content it cites, a Cohere `text` that is not the answer span it marks). With
+//! `--dialect`, ANSWER is the model API's response (its message JSON, its stream's events as
+//! JSON Lines, or the raw server-sent events; Bedrock's ConverseStream as JSON Lines of the
+//! events the AWS SDKs give), and `answer` is the response's text, which the spans index.
 //!
 //! The report is read back in the layout it records (format, dialect, header, hidden keys,
 //! head cap, encoding), so that quotes are checked against the content the model saw with no
@@ -21,9 +22,8 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use mentor_context::citations::{MarkerSpan, Quote, Resolution, Resolver};
+use mentor_context::citations::Resolver;
 use mentor_context::{AssembledContext, Assembler};
-use serde::Serialize;
 
 use crate::input::Input;
 use crate::options::BuildArgs;
@@ -47,33 +47,6 @@ pub(crate) struct CiteArgs {
     /// standard input.
     #[arg(value_name = "ANSWER")]
     pub(crate) answer: PathBuf,
-}
-
-/// What `cite` writes.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct CiteReport {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    text: Option<String>,
-    cited: Vec<CitedEntry>,
-    unknown: Vec<mentor_context::citations::UnknownMarker>,
-    unverified: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    answer: Option<String>,
-}
-
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-struct CitedEntry {
-    index: usize,
-    input_index: usize,
-    count: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    new_index: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    spans: Option<Vec<MarkerSpan>>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    quotes: Vec<Quote>,
 }
 
 /// Runs `cite` and returns what to print.
@@ -118,17 +91,14 @@ pub(crate) fn run(args: &CiteArgs) -> Result<String, Failure> {
         }),
     }
     .renumber(args.renumber);
-    let (resolution, response_text) = if assembler.dialect().is_some() {
-        let mut resolution = resolver
+    let resolution = if assembler.dialect().is_some() {
+        resolver
             .response(&text)
-            .map_err(|err| answer.fail_with(&err))?;
-        // The response's text, which the spans point into.
-        let text = resolution.answer.take();
-        (resolution, text)
+            .map_err(|err| answer.fail_with(&err))?
     } else {
-        (resolver.resolve(&text), None)
+        resolver.resolve(&text)
     };
-    json_line(&cite_report(resolution, args.renumber, response_text))
+    json_line(&resolution)
 }
 
 /// The contents and (in a dialect) the entries of `context`, read back with the options
@@ -143,31 +113,4 @@ pub(crate) fn read_back(
         None => Vec::new(),
     };
     Ok((contents, entries))
-}
-
-pub(crate) fn cite_report(
-    resolution: Resolution,
-    renumber: bool,
-    text: Option<String>,
-) -> CiteReport {
-    let spans = text.is_some();
-    let cited = resolution
-        .cited
-        .into_iter()
-        .map(|chip| CitedEntry {
-            index: chip.citation.index,
-            input_index: chip.citation.input_index,
-            count: chip.count,
-            new_index: renumber.then_some(chip.new_index),
-            spans: spans.then_some(chip.spans),
-            quotes: chip.quotes,
-        })
-        .collect();
-    CiteReport {
-        text,
-        cited,
-        unknown: resolution.unknown,
-        unverified: resolution.unverified,
-        answer: resolution.answer,
-    }
 }

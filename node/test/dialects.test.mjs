@@ -172,9 +172,9 @@ for (const dialect of DIALECTS) {
         tempFile('response.json', response.whole)]))
       const ours = assembler.resolveResponse(report, response.whole)
       const answer = ours.answer
-      assert.equal(answer, theirs.text, label)
-      assert.deepEqual(ours.cited.map((c) => [c.citation.index, c.citation.inputIndex, c.count, c.quotes]),
-        theirs.cited.map((c) => [c.index, c.inputIndex, c.count, c.quotes]), label)
+      assert.equal(answer, theirs.answer, label)
+      assert.deepEqual(ours.cited.map((c) => [c.citation.index, c.citation.inputIndex, c.newIndex, c.count, c.quotes ?? undefined]),
+        theirs.cited.map((c) => [c.citation.index, c.citation.inputIndex, c.newIndex, c.count, c.quotes]), label)
       assert.equal(ours.cited.some((c) => c.quotes?.length), QUOTED(dialect), label)
       assert.equal(ours.unverified, theirs.unverified, label)
       assert.equal(ours.unverified, QUOTED(dialect) ? 1 : 0, label)

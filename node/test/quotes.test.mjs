@@ -45,12 +45,25 @@ test('quotes agree with the command', () => {
   assert.equal(done.status, 0, done.stderr)
   assert.equal(done.stderr, '')
   const theirs = JSON.parse(done.stdout)
-  assert.deepEqual(quotes(theirs, (chip) => chip.index), EXPECTED)
+  assert.deepEqual(quotes(theirs), EXPECTED)
   assert.equal(theirs.unverified, 1)
   for (const ours of [resolveCitations(report, ANSWER), resolveCitations(JSON.stringify(report), ANSWER),
     streamed(report, ANSWER)]) {
     assert.deepEqual(quotes(ours), EXPECTED)
     assert.equal(ours.unverified, 1)
+  }
+})
+
+test('one resolution shape: an ASCII answer resolves to what the command writes, exactly', () => {
+  // For an ASCII answer, UTF-16 offsets are the command's bytes: the whole object is `cite`'s.
+  const report = xmlReport()
+  const reportFile = tempFile('report.json', JSON.stringify(report))
+  for (const renumber of [false, true]) {
+    const done = runCli(['cite', ...(renumber ? ['--renumber'] : []), reportFile, ANSWER_FILE])
+    assert.equal(done.status, 0, done.stderr)
+    const theirs = JSON.parse(done.stdout)
+    assert.deepEqual(JSON.parse(JSON.stringify(resolveCitations(report, ANSWER, { renumber }))), theirs)
+    assert.deepEqual(Object.keys(theirs.cited[0]), ['citation', 'newIndex', 'count', 'spans', 'quotes'])
   }
 })
 

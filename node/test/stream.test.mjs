@@ -77,7 +77,7 @@ test('resolutions agree with the command\'s `cite`, offsets counted in its bytes
     const theirs = JSON.parse(done.stdout)
     const ours = resolveCitations(context, answer, { renumber: true })
     assert.deepEqual(ours.cited.map((c) => [c.citation.index, c.citation.inputIndex, c.count, c.newIndex]),
-      theirs.cited.map((c) => [c.index, c.inputIndex, c.count, c.newIndex]))
+      theirs.cited.map((c) => [c.citation.index, c.citation.inputIndex, c.count, c.newIndex]))
     assert.equal(ours.answer, theirs.answer)
     const bytes = (units) => Buffer.byteLength(answer.slice(0, units))
     assert.deepEqual(ours.unknown.map((u) => [u.marker, bytes(u.at)]), theirs.unknown.map((u) => [u.marker, u.at]))

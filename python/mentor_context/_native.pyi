@@ -141,8 +141,9 @@ class UnknownEvent(TypedDict):
 
 CitationEvent = CitedEvent | UnknownEvent
 
-# A result: a dict in the .NET wire form (``content`` and ``score`` required; ``sourceUrl``,
-# ``title``, ``metadata``; names in any letter case; a score may be a numeric string), or an
+# A result: a dict in the .NET wire form (``content`` and ``score`` required; ``sourceUrl``
+# (or ``source_url``), ``title``, ``metadata``; names in any letter case; a score may be a
+# numeric string), or an
 # object with the attributes ``content``, ``score``, ``title``, ``source_url`` (or
 # ``sourceUrl``) and ``metadata``.
 Result = Mapping[str, Any] | Any

@@ -1,7 +1,8 @@
 //! Python objects into the library's results, read by the library's own rules.
 //!
 //! A result is a dict in the .NET wire form (`content`, `score`, `sourceUrl`, `title`,
-//! `metadata`; names in any letter case, a score may be a numeric string), read through
+//! `metadata`; names in any letter case, a score may be a numeric string; `source_url`, as
+//! Python code spells it, is read as `sourceUrl`), read through
 //! `mentor_context::wire::deserialize_request`, so it means exactly what the same JSON means to
 //! `parse_request` and the command. Any other object is read by its attributes (`content`,
 //! `score`, `title`, `source_url` or `sourceUrl`, `metadata`), as a dataclass or a
@@ -29,6 +30,11 @@ const ATTRIBUTES: [(&str, &str); 6] = [
     ("sourceUrl", "sourceUrl"),
     ("metadata", "metadata"),
 ];
+
+/// The snake_case spellings Python code gives a wire property in a dict, read as that
+/// property (an object's attributes are read by [`ATTRIBUTES`]). A dict that has both
+/// spellings is left as it is, and the wire reader names the one it does not know.
+const SNAKE_CASE: [(&str, &str); 1] = [("source_url", "sourceUrl")];
 
 /// Reads one request: a list or tuple of results. With `strict`, an unknown property is an
 /// error; otherwise each distinct one gets a `UserWarning`, as the command warns.
@@ -84,27 +90,63 @@ fn as_records<'py>(request: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
              with content and score attributes), got {kind}{hint}"
         )));
     };
-    let mut all_mappings = true;
+    let mut as_given = true;
     for item in items.try_iter()? {
         let item = item?;
-        if !(item.is_instance_of::<PyDict>() || item.cast::<PyMapping>().is_ok()) {
-            all_mappings = false;
+        if !is_mapping(&item) || snake_cased(&item)? {
+            as_given = false;
             break;
         }
     }
-    if all_mappings {
+    if as_given {
         return Ok(request.clone());
     }
     let records = PyList::empty(request.py());
     for item in items.try_iter()? {
         let item = item?;
-        if item.is_instance_of::<PyDict>() || item.cast::<PyMapping>().is_ok() {
-            records.append(item)?;
-        } else {
+        if !is_mapping(&item) {
             records.append(from_attributes(&item)?)?;
+        } else if snake_cased(&item)? {
+            records.append(with_wire_names(&item)?)?;
+        } else {
+            records.append(item)?;
         }
     }
     Ok(records.into_any())
+}
+
+fn is_mapping(item: &Bound<'_, PyAny>) -> bool {
+    item.is_instance_of::<PyDict>() || item.cast::<PyMapping>().is_ok()
+}
+
+/// Whether a mapping spells a wire property only as [`SNAKE_CASE`] has it.
+fn snake_cased(item: &Bound<'_, PyAny>) -> PyResult<bool> {
+    for (snake, wire) in SNAKE_CASE {
+        if item.contains(snake)? && !item.contains(wire)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// A copy of a mapping with each [`SNAKE_CASE`] key under its wire name.
+fn with_wire_names<'py>(item: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
+    let record = PyDict::new(item.py());
+    for key in item.try_iter()? {
+        let key = key?;
+        let value = item.get_item(&key)?;
+        let wire = key.extract::<String>().ok().and_then(|name| {
+            SNAKE_CASE
+                .iter()
+                .find(|(snake, wire)| *snake == name && !item.contains(*wire).unwrap_or(true))
+                .map(|(_, wire)| *wire)
+        });
+        match wire {
+            Some(wire) => record.set_item(wire, value)?,
+            None => record.set_item(key, value)?,
+        }
+    }
+    Ok(record)
 }
 
 /// An object result as a dict of its wire properties, from the attributes it has.

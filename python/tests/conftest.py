@@ -25,6 +25,17 @@ RESULT_FIXTURES = sorted(
 )
 
 
+def as_the_command_reads(fixture: Path, tmp_path: Path) -> Path:
+    """The fixture as the command reads what Python reads from its dicts: a dict's
+    `source_url` is `sourceUrl` to Python (the JSON wire form knows only `sourceUrl`)."""
+    text = fixture.read_text()
+    if '"source_url"' not in text:
+        return fixture
+    renamed = tmp_path / fixture.name
+    renamed.write_text(text.replace('"source_url"', '"sourceUrl"'))
+    return renamed
+
+
 @pytest.fixture(scope="session")
 def cli() -> Path:
     """The path of the `mentor-context` binary."""

@@ -4,7 +4,7 @@ import json
 
 from conftest import FIXTURES, run_cli
 
-from mentor_context import Assembler, MentorContextError, resolve_citations
+from mentor_context import Assembler, MentorContextError, Resolver, resolve_citations
 
 import pytest
 
@@ -32,9 +32,8 @@ def test_resolution_agrees_with_the_command(cli, tmp_path, answer):
     assert len(report["citations"]) >= 2
     ours = resolve_citations(report, answer, renumber=True)
     theirs = cite(cli, tmp_path, report, answer, "--renumber")
-    assert [(c["citation"]["index"], c["citation"]["inputIndex"], c["count"], c["newIndex"])
-            for c in ours["cited"]] == [
-        (c["index"], c["inputIndex"], c["count"], c["newIndex"]) for c in theirs["cited"]]
+    assert [(c["citation"], c["count"], c["newIndex"]) for c in ours["cited"]] == [
+        (c["citation"], c["count"], c["newIndex"]) for c in theirs["cited"]]
     assert ours["answer"] == theirs["answer"]
     assert [u["marker"] for u in ours["unknown"]] == [u["marker"] for u in theirs["unknown"]]
     # Offsets index the Python string; the command's count UTF-8 bytes.
@@ -45,6 +44,18 @@ def test_resolution_agrees_with_the_command(cli, tmp_path, answer):
         for span in chip["spans"]:
             marker = answer[span["start"]:span["end"]]
             assert marker[0] in "[［" and marker[-1] in "]］", marker
+
+
+def test_an_ascii_answer_resolves_to_the_command_s_json_exactly(cli, tmp_path):
+    # One resolution shape in every front end: for an ASCII answer, Python's string indices are
+    # the command's bytes, so the whole dict is what `cite` writes.
+    report = Assembler(600).assemble(SUPPORT)
+    answer = "Restart sync [2]; then sign in again [1][2]. See [9]."
+    for renumber in [(), ("--renumber",)]:
+        theirs = cite(cli, tmp_path, report, answer, *renumber)
+        assert resolve_citations(report, answer, renumber=bool(renumber)) == theirs
+        assert Resolver(report, renumber=bool(renumber)).resolve(answer) == theirs
+    assert list(theirs["cited"][0]) == ["citation", "newIndex", "count", "spans"]
 
 
 def test_the_citations_list_alone_will_do_and_chips_are_whole():

@@ -52,10 +52,10 @@ def test_responses_resolve_as_the_command_reads_them_whole_and_streamed(cli, tmp
                      str(tmp_path / "report.json"), str(response))
     ours = assembler.resolve_response(report, response.read_text())
     answer = ours["answer"]
-    assert answer == theirs["text"]
-    assert [(c["citation"]["index"], c["count"], c.get("quotes", [])) for c in ours["cited"]] == [
+    assert answer == theirs["answer"]
+    assert [(c["citation"], c["count"], c.get("quotes", [])) for c in ours["cited"]] == [
         # `quotes` is left out when there are none (Mistral's references).
-        (c["index"], c["count"], c.get("quotes", [])) for c in theirs["cited"]]
+        (c["citation"], c["count"], c.get("quotes", [])) for c in theirs["cited"]]
     assert ours["unverified"] == theirs["unverified"] == UNVERIFIED[dialect]
     # Python string indices, and the same UTF-16 units as the command's.
     for mine, its in zip(ours["cited"], theirs["cited"]):

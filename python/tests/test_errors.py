@@ -4,7 +4,7 @@ import json
 import math
 
 import pytest
-from conftest import FIXTURES, cli_error, cli_failure, run_cli
+from conftest import FIXTURES, as_the_command_reads, cli_error, cli_failure, run_cli
 
 from mentor_context import Assembler, MentorContextError
 
@@ -86,10 +86,10 @@ def test_bad_results_raise_at_the_result_with_the_library_s_problem(cli, tmp_pat
     assert problem in str(raised.value)
 
 
-def test_strict_refuses_an_unknown_property_as_the_command_s_strict_does(cli):
+def test_strict_refuses_an_unknown_property_as_the_command_s_strict_does(cli, tmp_path):
     fixture = FIXTURES / "dotnet" / "unknown-properties.json"
     results = json.loads(fixture.read_text())
-    command = cli_error(cli, ["--strict"], fixture)
+    command = cli_error(cli, ["--strict"], as_the_command_reads(fixture, tmp_path))
     with pytest.raises(MentorContextError) as raised:
         Assembler(400, strict=True).assemble(results)
     problem = str(raised.value).split(": ", 1)[1]
@@ -97,9 +97,9 @@ def test_strict_refuses_an_unknown_property_as_the_command_s_strict_does(cli):
     assert command.endswith(problem)
 
 
-def test_an_unknown_property_warns_as_the_command_warns(cli):
+def test_an_unknown_property_warns_as_the_command_warns(cli, tmp_path):
     fixture = FIXTURES / "dotnet" / "unknown-properties.json"
-    done = run_cli(cli, "assemble", "--budget", "400", str(fixture))
+    done = run_cli(cli, "assemble", "--budget", "400", str(as_the_command_reads(fixture, tmp_path)))
     expected = [line.split(": warning: ", 1)[1].split(" (--strict")[0]
                 for line in done.stderr.splitlines()]
     with pytest.warns(UserWarning) as warned:

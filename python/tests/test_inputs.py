@@ -7,6 +7,8 @@ from conftest import FIXTURES
 
 from mentor_context import Assembler
 
+import pytest
+
 PRICING = json.loads((FIXTURES / "pricing.json").read_text())
 
 
@@ -48,6 +50,22 @@ def test_names_in_any_case_and_numeric_string_scores_read_as_dotnet_reads_them()
     pascal = [{"Content": "a b c", "SourceUrl": "https://x.example/a", "Score": "0.5"}]
     assert assembler.assemble(pascal) == assembler.assemble(camel)
     assert assembler.assemble(camel)["citations"][0]["sourceUrl"] == "https://x.example/a"
+
+
+def test_a_dict_s_source_url_is_read_as_source_url_with_no_warning(recwarn):
+    # Python code writes source_url, as the attribute reader takes it; the README's dict does.
+    assembler = Assembler(400)
+    snake = [{"content": "a b c", "source_url": "https://x.example/a", "score": 0.5},
+             {"content": "d e f", "sourceUrl": "https://x.example/b", "score": 0.4}]
+    report = assembler.assemble(snake)
+    assert [c["sourceUrl"] for c in report["citations"]] == ["https://x.example/a",
+                                                             "https://x.example/b"]
+    assert not [w for w in recwarn if "source_url" in str(w.message)]
+    assert snake[0] == {"content": "a b c", "source_url": "https://x.example/a", "score": 0.5}
+    # Both spellings: the wire form's wins, and the other is named as unknown.
+    both = [{"content": "a", "score": 1, "sourceUrl": "https://x.example/c", "source_url": "u"}]
+    with pytest.warns(UserWarning, match="source_url"):
+        assert assembler.assemble(both)["citations"][0]["sourceUrl"] == "https://x.example/c"
 
 
 def test_null_metadata_values_stay_on_the_chip_and_out_of_the_text():

@@ -26,8 +26,8 @@ def xml_report():
     return Assembler(4000, format="xml", hide_metadata_keys=["chunk_id"]).assemble(PRICING)
 
 
-def quotes(resolution, index_key=lambda chip: chip["citation"]["index"]):
-    return [(index_key(chip), q["text"], q["verified"])
+def quotes(resolution):
+    return [(chip["citation"]["index"], q["text"], q["verified"])
             for chip in resolution["cited"] for q in chip.get("quotes", [])]
 
 
@@ -50,7 +50,7 @@ def test_quotes_agree_with_the_command(cli, tmp_path):
     done = run_cli(cli, "cite", str(tmp_path / "report.json"), str(FIXTURES / "quoted-answer.txt"))
     assert done.returncode == 0 and done.stderr == "", done.stderr
     theirs = json.loads(done.stdout)
-    assert quotes(theirs, lambda chip: chip["index"]) == EXPECTED
+    assert quotes(theirs) == EXPECTED
     assert theirs["unverified"] == 1
     for ours in [resolve_citations(report, ANSWER), Resolver(report).resolve(ANSWER),
                  Resolver(json.dumps(report)).resolve(ANSWER), streamed(report, ANSWER)]:

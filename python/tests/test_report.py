@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from conftest import RESULT_FIXTURES, cli_report, load
+from conftest import RESULT_FIXTURES, as_the_command_reads, cli_report, load
 
 from mentor_context import Assembler
 
@@ -40,8 +40,8 @@ CONFIGURATIONS = [
 @pytest.mark.filterwarnings("ignore:unknown property")
 @pytest.mark.parametrize("fixture", RESULT_FIXTURES, ids=lambda p: p.name)
 @pytest.mark.parametrize("args,options", CONFIGURATIONS, ids=lambda c: str(c)[:40])
-def test_report_equals_the_command_s(cli, fixture, args, options):
-    expected = cli_report(cli, args, fixture)
+def test_report_equals_the_command_s(cli, tmp_path, fixture, args, options):
+    expected = cli_report(cli, args, as_the_command_reads(fixture, tmp_path))
     assembler = Assembler(**options)
     results = load(fixture)
     assert assembler.assemble_json(results) + "\n" == expected

@@ -66,9 +66,9 @@ def test_response_edges_read_as_the_command_reads_them(cli, tmp_path, name, dial
     assert done.returncode == 0, done.stderr
     theirs = json.loads(done.stdout)
     ours = assembler.resolve_response(report, text)
-    assert ours["answer"] == theirs["text"]
-    assert [(c["citation"]["index"], c["count"], c.get("quotes", [])) for c in ours["cited"]] == [
-        (c["index"], c["count"], c.get("quotes", [])) for c in theirs["cited"]]
+    assert ours["answer"] == theirs["answer"]
+    assert [(c["citation"], c["count"], c.get("quotes", [])) for c in ours["cited"]] == [
+        (c["citation"], c["count"], c.get("quotes", [])) for c in theirs["cited"]]
     assert ours["unverified"] == theirs["unverified"]
     assert [u["marker"] for u in ours["unknown"]] == [u["marker"] for u in theirs["unknown"]]
     if holds:

@@ -43,6 +43,7 @@ pub(crate) use config::{Choices, Config};
 pub use explain::{SMALLEST_BUDGET_RESULTS, SmallestBudget};
 use frame::Frame;
 #[cfg(feature = "unstable_machinery")]
+#[cfg_attr(docsrs, doc(cfg(feature = "unstable_machinery")))]
 pub use parts::{BlockParts, Part, TextParts};
 use placing::Assembly;
 

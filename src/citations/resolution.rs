@@ -28,6 +28,7 @@ pub struct MarkerSpan {
 
 /// A citation of the context that the answer cites: how often, and where.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Cited {
@@ -60,8 +61,10 @@ pub struct UnknownMarker {
     pub at: usize,
 }
 
-/// What an answer cites.
+/// What an answer cites: the one shape `mentor-context cite`, the service's `/cite`, Python
+/// and Node return (their offsets in their own strings' units).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Resolution {

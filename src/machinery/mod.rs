@@ -80,6 +80,7 @@ pub fn openai_splits_exactly(text: &str, at: usize) -> bool {
 /// stability rule a file with an NFC normalizer (Qwen 3) adds to
 /// [`openai_splits_exactly`] (`src/tokenizer/nfc.rs`). Feature `huggingface`.
 #[cfg(feature = "huggingface")]
+#[cfg_attr(docsrs, doc(cfg(feature = "huggingface")))]
 #[must_use]
 pub fn nfc_stable(c: char) -> bool {
     crate::tokenizer::nfc_stable(c)

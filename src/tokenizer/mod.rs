@@ -38,6 +38,7 @@ pub use encoding::Encoding;
 pub use engine::{Engine, OpenAiTokenizer};
 pub use file_kind::TokenizerKind;
 #[cfg(feature = "huggingface")]
+#[cfg_attr(docsrs, doc(cfg(feature = "huggingface")))]
 pub use huggingface::HuggingFaceTokenizer;
 #[cfg(all(feature = "huggingface", feature = "unstable_machinery"))]
 pub(crate) use nfc::nfc_stable;

@@ -257,3 +257,90 @@ fn the_module_map_names_every_source_file() {
     // And the check can fail: a file that is not there is not named.
     assert!(!names_file(&architecture, "src/assembler/no_such_file.rs"));
 }
+
+/// The feature-gated public items of `src`, as `(file:line, feature, marked)`: an item is
+/// `pub` (not `pub(crate)`) under a `#[cfg(feature = "F")]` in its attributes, and marked
+/// when the same attributes say `#[cfg_attr(docsrs, doc(cfg(feature = "F")))]`, so that
+/// docs.rs names the feature a user must turn on.
+fn feature_gated_items(file: &str, source: &str) -> Vec<(String, String, bool)> {
+    let mut items = Vec::new();
+    let mut attributes: Vec<&str> = Vec::new();
+    for (number, line) in source.lines().enumerate() {
+        let line = line.trim();
+        if line.starts_with("#[") || line.starts_with("///") {
+            attributes.push(line);
+            continue;
+        }
+        let gates = attributes
+            .iter()
+            .filter_map(|a| a.strip_prefix("#[cfg(feature = \""))
+            .filter_map(|a| a.split('"').next());
+        if line.starts_with("pub ") {
+            for feature in gates {
+                let mark = format!("#[cfg_attr(docsrs, doc(cfg(feature = \"{feature}\")))]");
+                let marked = attributes.contains(&mark.as_str());
+                items.push((
+                    format!("{file}:{}", number + 1),
+                    feature.to_string(),
+                    marked,
+                ));
+            }
+        }
+        attributes.clear();
+    }
+    items
+}
+
+#[test]
+fn feature_gated_items_are_marked_for_docs_rs() {
+    let root = root();
+    let mut items = Vec::new();
+    for file in source_files(&root) {
+        if file.starts_with("src/") && file.ends_with(".rs") {
+            let source = std::fs::read_to_string(root.join(&file)).unwrap();
+            items.extend(feature_gated_items(&file, &source));
+        }
+    }
+    // `from_files` and `HuggingFaceTokenizer` at least: a reader that finds none is broken.
+    assert!(
+        items.iter().filter(|(_, f, _)| f == "huggingface").count() >= 3,
+        "{items:?}"
+    );
+    let unmarked: Vec<_> = items.iter().filter(|(_, _, marked)| !marked).collect();
+    assert!(
+        unmarked.is_empty(),
+        "feature-gated but not marked: {unmarked:?}"
+    );
+    // docs.rs builds with every feature and `--cfg docsrs`, and the crate turns `doc_cfg` on.
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    assert!(
+        manifest.contains(
+            "[package.metadata.docs.rs]\nall-features = true\nrustdoc-args = [\"--cfg\", \"docsrs\"]"
+        ),
+        "Cargo.toml's [package.metadata.docs.rs]"
+    );
+    let lib = std::fs::read_to_string(root.join("src/lib.rs")).unwrap();
+    assert!(lib.contains("#![cfg_attr(docsrs, feature(doc_cfg))]"));
+}
+
+#[test]
+fn an_unmarked_feature_gated_item_is_found() {
+    let source = "\
+#[cfg(feature = \"huggingface\")]
+/// Docs.
+pub fn gated() {}
+#[cfg(feature = \"rayon\")]
+#[cfg_attr(docsrs, doc(cfg(feature = \"rayon\")))]
+pub fn marked() {}
+#[cfg(feature = \"rayon\")]
+pub(crate) fn inside() {}
+";
+    let items = feature_gated_items("x.rs", source);
+    assert_eq!(
+        items,
+        [
+            ("x.rs:3".to_string(), "huggingface".to_string(), false),
+            ("x.rs:6".to_string(), "rayon".to_string(), true),
+        ]
+    );
+}

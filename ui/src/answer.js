@@ -38,13 +38,18 @@ export class MentorAnswer extends HTMLElement {
 
   set answer(value) { this.#answer = String(value ?? ''); this.#rerender(); }
 
-  /** What `cite` (or a binding's resolver) returned for the answer; with no answer set, its `text`. */
+  /**
+   * What `cite` (or a binding's resolver) returned for the answer; with no answer set, its
+   * `answer` (a model API's response text, which the spans index; or `text`, where `cite`
+   * wrote it before). Set a renumbered resolution's original answer first.
+   */
   get resolution() { return this.#resolution; }
 
   set resolution(value) {
     this.#resolution = value ?? null;
     // A model API's response read by `cite --dialect`: its text is the answer the spans index.
-    if (!this.#answer && typeof value?.text === 'string') this.#answer = value.text;
+    const text = typeof value?.text === 'string' ? value.text : value?.answer;
+    if (!this.#answer && typeof text === 'string') this.#answer = text;
     this.#rerender();
   }
 

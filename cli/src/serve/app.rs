@@ -105,7 +105,7 @@ async fn admit(State(shared): State<Arc<Shared>>, request: Request, next: Next) 
 #[utoipa::path(post, path = "/v1/{profile}/assemble",
     params(("profile" = String, Path, description = "A profile of the configuration")),
     request_body(content = schemas::AssembleBody, description = "The results, as .NET or JavaScript writes them, and the report of the turn before for a follow-up turn"),
-    responses((status = 200, description = "The report, as `assemble --json` writes it", body = mentor_context::AssembledContext),
+    responses((status = 200, description = "The report, as `assemble --json` writes it; a dialect profile's with its `entries`", body = schemas::AssembleAnswer),
         (status = 404, description = "No such profile, or it fits whole prompts", body = Problem, content_type = "application/problem+json"),
         schemas::Refused))]
 async fn assemble(
@@ -121,7 +121,7 @@ async fn assemble(
 #[utoipa::path(post, path = "/v1/{profile}/cite",
     params(("profile" = String, Path, description = "A profile of the configuration")),
     request_body(content = schemas::CiteRequest, description = "A report and the model's answer (text), or the API's response (a dialect's)"),
-    responses((status = 200, description = "What `cite` writes", body = crate::cite::CiteReport),
+    responses((status = 200, description = "What `cite` writes", body = mentor_context::citations::Resolution),
         (status = 404, description = "No such profile", body = Problem, content_type = "application/problem+json"),
         schemas::Refused))]
 async fn cite(

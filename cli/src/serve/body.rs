@@ -108,10 +108,8 @@ impl<'a> Body<'a> {
             }
             _ => None,
         };
-        Problem::bad_request(
-            err.kind(),
-            format!("{name}: {}", shifted.unwrap_or_else(|| err.to_string())),
-        )
+        let detail = shifted.unwrap_or_else(|| err.to_string());
+        Problem::bad_request(err.kind(), super::problem::in_part(name, &detail))
     }
 }
 

@@ -12,10 +12,10 @@ use super::body::Body;
 use super::problem::Problem;
 use super::profiles::{Fitting, Profile};
 use super::work::timed_out;
-use crate::cite::{cite_report, read_back};
+use crate::cite::read_back;
 
-/// `POST /v1/{profile}/assemble`: `{"results": [...], "previous": report?}`, or the bare
-/// array of results, into the report.
+/// `POST /v1/{profile}/assemble`: `{"results": [...], "previous": report?, "budget": n?}`, or
+/// the bare array of results, into the report (a dialect profile's with its `entries`).
 pub(crate) fn assemble(
     name: &str,
     profile: &Profile,
@@ -25,7 +25,15 @@ pub(crate) fn assemble(
     let Fitting::Context(assembler) = &profile.fitting else {
         return Err(elsewhere(name, "fits whole prompts", "prompt"));
     };
-    let body = Body::read(bytes, &["results", "previous"], Some("results"))?;
+    let body = Body::read(bytes, &["results", "previous", "budget"], Some("results"))?;
+    let smaller;
+    let assembler = match body.part("budget") {
+        None => assembler,
+        Some(json) => {
+            smaller = with_smaller_budget(name, assembler, read(&body, "budget", json)?)?;
+            &smaller
+        }
+    };
     let parsed = results(&body, profile)?;
     let context = match body.part("previous") {
         None => assembler.assemble(&parsed.results),
@@ -46,7 +54,52 @@ pub(crate) fn assemble(
                 .map_err(|err| Problem::library_in("previous", &err))?
         }
     };
-    json_line(&context)
+    if assembler.dialect().is_none() {
+        return json_line(&context);
+    }
+    // A dialect's profile: the provider's entries, to put in the request as they are, beside
+    // the report (which `/cite` reads the answer against).
+    let entries = assembler.entries(&context).map_err(|err| {
+        Problem::new(
+            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+            "INTERNAL",
+            format!("cannot write the report's entries: {err}"),
+        )
+    })?;
+    json_line(&WithEntries {
+        report: &context,
+        entries,
+    })
+}
+
+/// A dialect profile's answer: the report's keys, then `entries`.
+#[derive(serde::Serialize)]
+struct WithEntries<'a, 'r> {
+    #[serde(flatten)]
+    report: &'a AssembledContext<'r>,
+    entries: Vec<mentor_context::dialects::Entry>,
+}
+
+/// The profile's assembler at a request's `budget`: a smaller one, or the same; never more
+/// than the profile allows.
+fn with_smaller_budget(
+    name: &str,
+    assembler: &mentor_context::Assembler,
+    budget: usize,
+) -> Result<mentor_context::Assembler, Problem> {
+    if budget > assembler.budget() {
+        return Err(Problem::bad_request(
+            ErrorKind::InvalidArgument,
+            format!(
+                "budget: {budget} is over profile `{name}`'s budget of {}: a request may ask \
+                 for a smaller one, never a larger one",
+                assembler.budget()
+            ),
+        ));
+    }
+    assembler
+        .with_budget(budget)
+        .map_err(|err| Problem::library_in("budget", &err))
 }
 
 /// `POST /v1/{profile}/cite`: `{"report", "answer", "renumber"?}` for a text report, or
@@ -76,10 +129,10 @@ pub(crate) fn cite(profile: &Profile, bytes: &[u8]) -> Result<Vec<u8>, Problem> 
         },
     }
     .renumber(renumber);
-    let (resolution, text) = match (body.part("answer"), body.part("response"), report.dialect) {
+    let resolution = match (body.part("answer"), body.part("response"), report.dialect) {
         (Some(answer), None, None) => {
             let answer: String = read(&body, "answer", answer)?;
-            (resolver.resolve(&answer), None)
+            resolver.resolve(&answer)
         }
         (None, Some(response), Some(_)) => {
             // A string is the response's text as it came (JSON Lines, server-sent events); an
@@ -89,11 +142,9 @@ pub(crate) fn cite(profile: &Profile, bytes: &[u8]) -> Result<Vec<u8>, Problem> 
             } else {
                 response.to_string()
             };
-            let mut resolution = resolver
+            resolver
                 .response(&text)
-                .map_err(|err| Problem::library_in("response", &err))?;
-            let text = resolution.answer.take();
-            (resolution, text)
+                .map_err(|err| Problem::library_in("response", &err))?
         }
         (_, _, None) => {
             return Err(Problem::bad_request(
@@ -111,7 +162,7 @@ pub(crate) fn cite(profile: &Profile, bytes: &[u8]) -> Result<Vec<u8>, Problem> 
             ));
         }
     };
-    json_line(&cite_report(resolution, renumber, text))
+    json_line(&resolution)
 }
 
 /// `POST /v1/{profile}/prompt`: `{"conversation": [...], "results": [...], "tools": [...]?,

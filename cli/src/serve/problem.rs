@@ -53,11 +53,21 @@ impl Problem {
 
     /// A 400 of a library error in `what` (`previous`, `report`).
     pub(crate) fn library_in(what: &str, err: &mentor_context::Error) -> Problem {
-        Problem::bad_request(err.kind(), format!("{what}: {err}"))
+        Problem::bad_request(err.kind(), in_part(what, &err.to_string()))
     }
 
     pub(crate) fn status(&self) -> StatusCode {
         StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+    }
+}
+
+/// `detail` said of the body's part `part`: `part: detail`, unless the detail names the part
+/// already (the library's errors of a conversation begin `conversation:`), so that no word
+/// is said twice.
+pub(crate) fn in_part(part: &str, detail: &str) -> String {
+    match detail.strip_prefix(part) {
+        Some(rest) if rest.starts_with(':') => detail.to_string(),
+        _ => format!("{part}: {detail}"),
     }
 }
 

@@ -64,6 +64,23 @@ pub(crate) struct AssembleRequest {
     /// The report of the turn before, sealed by this profile's key.
     #[schema(nullable)]
     previous: Option<AssembledContext<'static>>,
+    /// A budget for this request: at most the profile's (a larger one is refused).
+    #[schema(nullable)]
+    budget: Option<usize>,
+}
+
+/// `POST /v1/{profile}/assemble`'s answer: the report, as `assemble --json` writes it, and
+/// for a dialect profile the provider's entries beside it, as `assemble --dialect` writes
+/// them (the report's keys and `entries` in one object, so that it is still a report).
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+pub(crate) struct AssembleAnswer {
+    #[serde(flatten)]
+    report: AssembledContext<'static>,
+    /// A dialect profile's entries, to put in the provider's request as they are.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<Object>>)]
+    entries: Option<Vec<serde_json::Value>>,
 }
 
 /// A report and what to read against it.

@@ -22,7 +22,7 @@ test('the scanner for resolutions without spans finds the markers the command co
     const marks = scan(answer, known);
     const counts = new Map();
     for (const m of marks) for (const i of m.indexes) counts.set(i, (counts.get(i) ?? 0) + 1);
-    assert.deepEqual([...counts.keys()], cited.cited.map((c) => c.index), answer);
+    assert.deepEqual([...counts.keys()], cited.cited.map((c) => c.citation.index), answer);
     assert.deepEqual([...counts.values()], cited.cited.map((c) => c.count), answer);
     assert.deepEqual(marks.filter((m) => m.unknown).map((m) => ({ marker: answer.slice(m.start, m.end), at: Buffer.byteLength(answer.slice(0, m.start)) })),
       cited.unknown, answer);
@@ -37,8 +37,8 @@ test('an answer streamed one character at a time gives the DOM of the whole reso
   const response = JSON.parse(command(['cite', scratch('anthropic-report.json', JSON.stringify(anthropic)), path.join(root, 'fixtures/responses/anthropic.json')]));
   const cases = [
     { report, answer: ANSWER, resolution, marks: scan(ANSWER, new Set(report.citations.map((c) => c.index))) },
-    { report: anthropic, answer: response.text, resolution: response,
-      marks: response.cited.flatMap((c) => c.spans.map((s) => ({ start: s.startUtf16, end: s.endUtf16, indexes: [c.index], unknown: false }))) },
+    { report: anthropic, answer: response.answer, resolution: response,
+      marks: response.cited.flatMap((c) => c.spans.map((s) => ({ start: s.startUtf16, end: s.endUtf16, indexes: [c.citation.index], unknown: false }))) },
   ];
   for (const { report: r, answer, resolution: res, marks } of cases) {
     assert.ok(marks.length >= 3, 'the answer cites');
@@ -62,7 +62,7 @@ test('an answer streamed one character at a time gives the DOM of the whole reso
     assert.equal(await answerDom(page, 'streamed'), whole);
     assert.ok(whole.includes('<button'), 'markers are buttons');
     // A dialect's resolution carries its text: set alone, it shows the same.
-    if (res.text !== undefined) {
+    if (typeof res.answer === 'string') {
       await page.evaluate((x) => { const el = document.getElementById('streamed'); el.answer = ''; el.resolution = x; }, res);
       assert.equal(await answerDom(page, 'streamed'), whole);
     }

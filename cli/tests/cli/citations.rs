@@ -22,15 +22,56 @@ fn cite_lists_cited_chips_and_unknown_markers() {
     let text = "Starter costs 9 EUR [1], up from 8 EUR [3][1]; see `x[2]` and [7].";
     let answer = TempFile::new("answer.txt", text.as_bytes());
     let cited = run(&["cite", report.path(), answer.path()]).json();
-    assert_eq!(keys(&cited), ["cited", "unknown", "unverified"]);
+    // The library's Resolution, as Python and Node return it: each chip whole, its new
+    // number, its count and its markers' spans.
+    assert_eq!(keys(&cited), ["answer", "cited", "unknown", "unverified"]);
     assert_eq!(cited["unverified"], 0);
+    assert_eq!(cited["answer"], serde_json::Value::Null);
+    let chips: Vec<_> = cited["cited"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let at = |s: &serde_json::Value, key: &str| {
+                usize::try_from(s[key].as_u64().unwrap()).unwrap()
+            };
+            let spans = c["spans"].as_array().unwrap().iter();
+            let spans: Vec<&str> = spans.map(|s| &text[at(s, "start")..at(s, "end")]).collect();
+            (
+                keys(c),
+                c["citation"]["index"].clone(),
+                c["citation"]["inputIndex"].clone(),
+                c["newIndex"].clone(),
+                c["count"].clone(),
+                spans,
+            )
+        })
+        .collect();
+    let chip_keys = vec!["citation", "count", "newIndex", "spans"];
     assert_eq!(
-        cited["cited"],
-        serde_json::json!([
-            {"index": 1, "inputIndex": 0, "count": 2},
-            {"index": 3, "inputIndex": 2, "count": 1},
-        ])
+        chips,
+        [
+            (
+                chip_keys.clone(),
+                1.into(),
+                0.into(),
+                1.into(),
+                2.into(),
+                vec!["[1]", "[1]"]
+            ),
+            (
+                chip_keys,
+                3.into(),
+                2.into(),
+                2.into(),
+                1.into(),
+                vec!["[3]"]
+            ),
+        ]
     );
+    let report_json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(report.path()).unwrap()).unwrap();
+    assert_eq!(cited["cited"][1]["citation"], report_json["citations"][2]);
     assert_eq!(
         cited["unknown"],
         serde_json::json!([{"marker": "[7]", "at": text.find("[7]").unwrap()}])
@@ -48,7 +89,7 @@ fn cite_lists_cited_chips_and_unknown_markers() {
         "Starter costs 9 EUR [1], up from 8 EUR [2][1]; see `x[2]` and [7]."
     );
     assert_eq!(renumbered["cited"][1]["newIndex"], 2);
-    assert_eq!(renumbered["cited"][1]["index"], 3);
+    assert_eq!(renumbered["cited"][1]["citation"]["index"], 3);
 
     // The report from standard input, an empty answer.
     let report_bytes = std::fs::read(report.path()).unwrap();
@@ -56,7 +97,7 @@ fn cite_lists_cited_chips_and_unknown_markers() {
     let none = run_with_stdin(&["cite", "-", empty.path()], &report_bytes).json();
     assert_eq!(
         none,
-        serde_json::json!({"cited": [], "unknown": [], "unverified": 0})
+        serde_json::json!({"answer": null, "cited": [], "unknown": [], "unverified": 0})
     );
 }
 
@@ -313,11 +354,13 @@ fn dialects_print_entries_and_cite_reads_responses_back() {
         for &kind in kinds {
             let response = fixture_response(dialect, kind);
             let cited = run(&[&["cite"][..], &args, &[report.path(), &response]].concat()).json();
+            // The response's text is the answer, which the spans index.
             assert_eq!(
                 keys(&cited),
-                ["cited", "text", "unknown", "unverified"],
+                ["answer", "cited", "unknown", "unverified"],
                 "{dialect}"
             );
+            assert!(cited["answer"].is_string(), "{dialect}");
             assert_eq!(cited["unverified"], u8::from(quoted), "{dialect} {kind}");
             let first_quote = &cited["cited"][0]["quotes"][0]["verified"];
             assert_eq!(first_quote.as_bool(), quoted.then_some(true), "{dialect}");

@@ -251,3 +251,75 @@ fn a_wrong_output_and_a_failing_command_are_found() {
     assert_eq!(fences[0].lines, ["```", "inside", "```"]);
     assert_eq!((fences[1].info.as_str(), fences[1].line), ("sh", 7));
 }
+
+/// The `sh` and `csharp` blocks of README.md's "The service" section.
+fn service_blocks() -> Vec<Block> {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let start = readme
+        .find("\n## The service")
+        .expect("README.md has the service");
+    let section = &readme[start + 1..];
+    let section = &section[..section[1..]
+        .find("\n## ")
+        .map_or(section.len(), |end| end + 1)];
+    blocks(section)
+}
+
+/// A new user pastes the shell snippet and then the .NET one: both talk to one service.
+#[test]
+fn the_service_snippets_share_one_port_and_profile() {
+    let blocks = service_blocks();
+    let mut ports = Vec::new();
+    let mut profiles = Vec::new();
+    for block in blocks
+        .iter()
+        .filter(|b| ["sh", "csharp"].contains(&b.info.as_str()))
+    {
+        let text = block.lines.join("\n");
+        for (at, _) in text.match_indices("127.0.0.1:") {
+            let port: String = text[at + 10..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            ports.push((block.info.clone(), port));
+        }
+        for (at, _) in text.match_indices("/v1/") {
+            let profile: String = text[at + 4..].chars().take_while(|&c| c != '/').collect();
+            profiles.push((block.info.clone(), profile));
+        }
+    }
+    for found in [&ports, &profiles] {
+        let kinds: std::collections::BTreeSet<_> = found.iter().map(|(kind, _)| kind).collect();
+        let values: std::collections::BTreeSet<_> = found.iter().map(|(_, v)| v).collect();
+        assert_eq!(kinds.len(), 2, "both snippets name it: {found:?}");
+        assert_eq!(values.len(), 1, "one and the same: {found:?}");
+    }
+}
+
+/// The snippet waits for the service to answer, and stops waiting if it exits instead (a
+/// port in use, a bad option): the script ends, failing, rather than spinning for ever.
+#[test]
+fn the_service_snippet_stops_waiting_when_serve_exits() {
+    let block = service_blocks()
+        .into_iter()
+        .find(|b| b.info == "sh")
+        .expect("a shell snippet");
+    let script = block.lines.join("\n");
+    assert!(script.starts_with("mentor-context serve "), "{script}");
+    // A service that cannot start: an option it does not know.
+    let failing = script.replacen(
+        "mentor-context serve ",
+        "mentor-context serve --no-such-option ",
+        1,
+    );
+    let scratch = Scratch::new("service-snippet-fails");
+    std::fs::write(scratch.0.join("snippet.sh"), format!("set -e\n{failing}\n")).unwrap();
+    // 60 s only catches the spin: the script ends at once.
+    let (code, output) = shell(&scratch.0, "timeout 60 sh snippet.sh; echo \"exit $?\"");
+    assert_eq!(code, Some(0), "{output}");
+    let status = output.lines().last().unwrap_or_default();
+    assert!(
+        status != "exit 0" && status != "exit 124",
+        "the snippet should end, failing: {output}"
+    );
+}

@@ -36,11 +36,37 @@ fn expected() -> Value {
     })
 }
 
+/// What `expected` lists of `cite`'s resolution: each chip's number and input index, its
+/// count and its quotes; the markers that cite nothing; the quotes not verified.
+fn summary(resolution: &Value) -> Value {
+    let cited: Vec<Value> = resolution["cited"]
+        .as_array()
+        .expect("cited is an array")
+        .iter()
+        .map(|chip| {
+            serde_json::json!({
+                "index": chip["citation"]["index"],
+                "inputIndex": chip["citation"]["inputIndex"],
+                "count": chip["count"],
+                "quotes": chip["quotes"],
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "cited": cited,
+        "unknown": resolution["unknown"],
+        "unverified": resolution["unverified"],
+    })
+}
+
 /// Item 4 of issue 32: the quotes are checked from the report alone.
 #[test]
 fn cite_checks_quotes_from_the_report_alone() {
     let report = xml_report();
-    assert_eq!(run(&["cite", report.path(), ANSWER]).json(), expected());
+    assert_eq!(
+        summary(&run(&["cite", report.path(), ANSWER]).json()),
+        expected()
+    );
 }
 
 /// Item 5 of issue 32, with the issue's two cases: `--hide-metadata-keys` differing turned
@@ -79,11 +105,11 @@ fn cite_with_other_options_warns_and_reads_the_report_s_layout() {
             "{run:#?}"
         );
         let printed: Value = serde_json::from_str(&run.stdout).unwrap();
-        assert_eq!(printed, expected(), "{options:?}");
+        assert_eq!(summary(&printed), expected(), "{options:?}");
     }
     // The same values given again are no disagreement.
     let same = in_xml_layout(&["cite"], &[report.path(), ANSWER]);
-    assert_eq!(same.json(), expected());
+    assert_eq!(summary(&same.json()), expected());
 }
 
 /// A report whose text does not read back has its quotes listed, not verified, with a
@@ -111,7 +137,7 @@ fn a_report_without_a_layout_is_read_with_the_options_given() {
     old.as_object_mut().unwrap().remove("layout");
     let old = TempFile::new("old.json", old.to_string().as_bytes());
     let given = in_xml_layout(&["cite"], &[old.path(), ANSWER]);
-    assert_eq!(given.json(), expected());
+    assert_eq!(summary(&given.json()), expected());
     let bare = run(&["cite", old.path(), ANSWER]);
     assert!(bare.stderr.contains("reported not verified"), "{bare:#?}");
     let printed: Value = serde_json::from_str(&bare.stdout).unwrap();
@@ -174,5 +200,8 @@ fn a_tokenizer_file_s_report_is_cited_without_the_file() {
     let report = in_xml_layout(&tokenizer, &[PRICING]).ok();
     assert!(report.contains(r#""encoding":"tekken-v3@"#), "{report}");
     let report = TempFile::new("tekken-report.json", report.as_bytes());
-    assert_eq!(run(&["cite", report.path(), ANSWER]).json(), expected());
+    assert_eq!(
+        summary(&run(&["cite", report.path(), ANSWER]).json()),
+        expected()
+    );
 }

@@ -9,6 +9,7 @@ use super::*;
 
 mod edges;
 mod limits;
+mod requests;
 mod timeouts;
 mod tool_result;
 
@@ -341,8 +342,14 @@ fn cite_and_prompt_are_the_command_s_byte_for_byte() {
     .stdout;
     let stored = TempFile::new("report.json", report.as_bytes());
     let answer = std::fs::read_to_string(fixture("quoted-answer.txt")).unwrap();
-    let body = serde_json::json!({"report": serde_json::from_str::<Value>(&report).unwrap(), "answer": answer, "renumber": true});
-    let cited = post(&service.url("/v1/default/cite"), &body.to_string());
+    // The report as the command wrote it: through a `Value` its metadata's keys would be
+    // sorted, and the chips `cite` returns whole would differ.
+    let body = format!(
+        r#"{{"report": {}, "answer": {}, "renumber": true}}"#,
+        report.trim_end(),
+        Value::from(answer)
+    );
+    let cited = post(&service.url("/v1/default/cite"), &body);
     let command = run(&[
         "cite",
         "--renumber",
