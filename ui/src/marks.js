@@ -1,7 +1,7 @@
 // Where an answer's citations are, as "marks": `{start, end, indexes, unknown}` in UTF-16
-// units of the answer (what a browser string indexes). From a resolution's spans (Node's,
-// Python's, `cite --dialect`), from a stream's events, or, for a resolution that carries no
-// spans (plain `cite` today), from the answer itself, read as the library reads markers.
+// units of the answer (what a browser string indexes). From a resolution's spans (`cite`'s,
+// the service's, Node's, Python's), from a stream's events, or, for a resolution that carries no
+// spans, from the answer itself, read as the library reads markers.
 
 const WIDEST_RANGE = 1000;
 const LONGEST_MARKER = 64;
@@ -41,6 +41,9 @@ export function marksOf(answer, resolution, known) {
   for (const c of cited) {
     for (const span of c.spans ?? []) {
       const [start, end] = units(span);
+      // A resolution of another answer (set before this one, or kept from a stream) has spans
+      // that do not lie in this text: they mark nothing.
+      if (!(start >= 0 && start < end && end <= answer.length)) continue;
       add(byStart, answer, start, end, c.index ?? c.citation?.index);
     }
   }
