@@ -1,19 +1,19 @@
-// An agent through the Vercel AI SDK's tool API: `generateText` with a search tool
-// (`tool({ description, inputSchema, execute })`) and two steps (`stopWhen: stepCountIs(2)`).
-// The model (the test model `ai/test` ships, MockLanguageModelV3) calls the search; the
-// tool's `execute` fits the whole prompt with a PromptAssembler that counts the same tool
-// definitions the SDK sends, and returns the context as the tool result; `prepareStep` sends
-// the history as it was fitted. What the SDK sent the model in the second step is checked
-// against what was counted. Nothing leaves the process.
+// The agent example (examples/ai_sdk_tools.mjs) through the Vercel AI SDK's tool API:
+// `generateText` with its tools and `stopWhen: stepCountIs(2)`, the model being the test
+// model `ai/test` ships (MockLanguageModelV3), which calls the search first and answers
+// second. What the SDK sent the model in each step is checked against what the assembler
+// counted: the tool definitions, the fitted history, the call, the context as its result,
+// the room for the answer. Nothing leaves the process.
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { test } from 'node:test'
 
-import { asSchema, generateText, stepCountIs, tool } from 'ai'
+import { generateText, stepCountIs, tool } from 'ai'
 import { MockLanguageModelV3 } from 'ai/test'
 import { z } from 'zod'
 
-import { PromptAssembler, resolveCitations } from '../index.js'
+import { openAiMessages, retrievalAgent, toolDefinitions } from '../examples/ai_sdk_tools.mjs'
+import { resolveCitations } from '../index.js'
 import { FIXTURES, load } from './helpers.mjs'
 
 // A small ChatML template that writes the tools into the system message, with its tokenizer.
@@ -25,63 +25,33 @@ const usage = {
   outputTokens: { total: 20, text: 20, reasoning: 0 },
 }
 
-/** The tool definitions the SDK sends for `tools`, in OpenAI's shape (the library's). */
-async function definitions (tools) {
-  return Promise.all(Object.entries(tools).map(async ([name, { description, inputSchema }]) => (
-    { type: 'function', function: { name, description, parameters: await asSchema(inputSchema).jsonSchema } })))
-}
-
-/** What a step's messages say, in OpenAI's shape: the SDK's parts as the chat API's fields. */
-function openAiMessages (messages) {
-  const text = (content) => typeof content === 'string'
-    ? content
-    : content.filter((part) => part.type === 'text').map((part) => part.text).join('')
-  return messages.map((message) => {
-    const calls = typeof message.content === 'string' ? [] : message.content.filter((part) => part.type === 'tool-call')
-    if (message.role === 'tool') {
-      const [result] = message.content
-      return { role: 'tool', tool_call_id: result.toolCallId, name: result.toolName, content: result.output.value }
-    }
-    if (calls.length === 0) return { role: message.role, content: text(message.content) }
-    return {
-      role: 'assistant',
-      content: text(message.content),
-      tool_calls: calls.map((call) => ({
-        id: call.toolCallId, type: 'function', function: { name: call.toolName, arguments: JSON.stringify(call.input) },
-      })),
-    }
-  })
-}
-
-/** The agent: the SDK's run, what the model was sent, and the prompts the tool assembled. */
-async function agent (window) {
+/** The agent's run at `window`: the SDK's result, the test model (also in `seen`), the agent. */
+async function run (window, seen = {}) {
   const [system, ...history] = load(join(FIXTURES, 'prompt', 'conversation.json'))
-  const assembled = []
-  const tools = {
-    search_prices: tool({
-      description: "Looks a plan's price up.",
-      inputSchema: z.object({ plan: z.enum(['A', 'B']), years: z.array(z.number().int()).optional() }),
-      // The search's results become the context of the whole prompt, fitted to what the
-      // window leaves after the tools and the history; the model gets it as the result.
-      execute: async (input, { toolCallId, messages }) => {
-        const pending = { role: 'assistant', content: '', tool_calls: [{ id: toolCallId, type: 'function',
-          function: { name: 'search_prices', arguments: JSON.stringify(input) } }] }
-        const conversation = [{ role: 'system', content: system.content }, ...openAiMessages(messages), pending]
-        const prompt = prompts.assemble(conversation, load(join(FIXTURES, 'pricing.json')))
-        assembled.push(prompt)
-        return prompt.messages.at(-1).content
-      },
-    }),
-  }
-  // The same definitions the SDK sends, counted: the tool set is the one source of both.
-  const counted = await definitions(tools)
-  const prompts = new PromptAssembler({
-    window,
-    reserve: RESERVE,
-    chatTemplate: join(CHATML, 'tokenizer_config.json'),
-    tokenizerFile: join(CHATML, 'tokenizer.json'),
-    contextIn: 'tool',
-    tools: counted,
+  const searches = []
+  const agent = await retrievalAgent({
+    system: system.content,
+    settings: {
+      window,
+      reserve: RESERVE,
+      chatTemplate: join(CHATML, 'tokenizer_config.json'),
+      tokenizerFile: join(CHATML, 'tokenizer.json'),
+    },
+    name: 'search_prices',
+    description: "Looks a plan's price up.",
+    inputSchema: z.object({ plan: z.enum(['A', 'B']), years: z.array(z.number().int()).optional() }),
+    search: async (input) => {
+      searches.push(input)
+      return load(join(FIXTURES, 'pricing.json'))
+    },
+    // Another tool of the agent: its definition is sent, so it is counted too.
+    tools: {
+      open_ticket: tool({
+        description: 'Opens a support ticket.',
+        inputSchema: z.object({ subject: z.string() }),
+        execute: async () => 'opened',
+      }),
+    },
   })
   const model = new MockLanguageModelV3({
     doGenerate: [
@@ -94,29 +64,30 @@ async function agent (window) {
       { content: [{ type: 'text', text: ANSWER }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] },
     ],
   })
+  seen.model = model
   const result = await generateText({
     model,
-    system: system.content,
+    system: agent.system,
     messages: history,
-    tools,
+    tools: agent.tools,
+    prepareStep: agent.prepareStep,
     stopWhen: stepCountIs(2),
-    maxOutputTokens: RESERVE,
-    // The step after the search sends the history as fitted: the turns the assembler
-    // dropped (indices of its conversation, the system message at 0) are not sent.
-    prepareStep: ({ stepNumber, messages }) => {
-      const dropped = new Set(assembled.at(-1)?.dropped.map((d) => d.index) ?? [])
-      return stepNumber === 0 ? {} : { messages: messages.filter((_, i) => !dropped.has(i + 1)) }
-    },
+    maxOutputTokens: agent.prompts.reserve,
   })
-  return { result, model, counted, prompt: assembled.at(-1) }
+  assert.deepEqual(searches, [{ plan: 'B' }])
+  return { result, model, agent }
 }
 
-test('the search tool returns the context fitted with the tools, and the model gets exactly what was counted', async () => {
-  for (const window of [4096, 1100]) {
-    const { result, model, counted, prompt } = await agent(window)
+for (const window of [4096, 1500]) {
+  test(`the model gets exactly what was counted: tools, fitted history, the context as the result (window ${window})`, async () => {
+    const { result, model, agent } = await run(window)
+    const prompt = agent.prompt()
     assert.equal(result.text, ANSWER)
     assert.equal(model.doGenerateCalls.length, 2)
-    // The assembler counted the tool definitions the SDK sent, in both steps.
+    // The tool definitions the SDK sent, in both steps, are the ones counted.
+    const counted = agent.definitions
+    assert.deepEqual(counted, await toolDefinitions(agent.tools))
+    assert.deepEqual(counted.map((d) => d.function.name), ['open_ticket', 'search_prices'])
     for (const call of model.doGenerateCalls) {
       assert.deepEqual(call.tools.map(({ name, description, inputSchema }) =>
         ({ type: 'function', function: { name, description, parameters: inputSchema } })), counted)
@@ -124,18 +95,44 @@ test('the search tool returns the context fitted with the tools, and the model g
     assert.ok(prompt.parts.tools > 0)
     assert.equal(Object.values(prompt.parts).reduce((a, b) => a + b, 0), prompt.tokenCount)
     assert.ok(prompt.tokenCount + RESERVE <= window, `${prompt.tokenCount} + ${RESERVE} > ${window}`)
-    // The second step sent the counted messages: the fitted history, the call, the context
-    // as its result (the SDK's text output, verbatim), and room for the answer.
+    // The second step sent the counted messages: the fitted history (the oldest whole
+    // turns gone in the short window), the call, the context as its result (the SDK's text
+    // output, verbatim), and the reserve as the answer's limit.
     const second = model.doGenerateCalls[1]
     assert.deepEqual(openAiMessages(second.prompt), prompt.messages)
+    assert.deepEqual(prompt.dropped.map((d) => d.index), window === 1500 ? [1, 2] : [])
     const { type, toolCallId, toolName, output } = second.prompt.at(-1).content[0]
     assert.deepEqual({ type, toolCallId, toolName, output }, { type: 'tool-result', toolCallId: 'call_7',
       toolName: 'search_prices', output: { type: 'text', value: prompt.context.context } })
     assert.match(output.value, /^\[1\] Subscription plans and prices/)
     assert.equal(second.maxOutputTokens, RESERVE)
-    assert.equal(prompt.dropped.length > 0, window === 1100)
     // The answer's markers are the context's chips.
     const cited = resolveCitations(prompt.context, result.text).cited
     assert.deepEqual(cited.map((c) => c.citation.title), ['Subscription plans and prices'])
-  }
+  })
+}
+
+test('the tools take their room from the context', async () => {
+  const [system, ...history] = load(join(FIXTURES, 'prompt', 'conversation.json'))
+  const call = { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c', toolName: 'search_prices', input: {} }] }
+  const conversation = [system, ...openAiMessages([...history, call])]
+  const results = load(join(FIXTURES, 'pricing.json'))
+  const settings = { system: system.content, name: 'search_prices', description: "Looks a plan's price up.",
+    inputSchema: z.object({ plan: z.string() }), search: async () => results }
+  const base = { window: 1400, reserve: RESERVE, chatTemplate: join(CHATML, 'tokenizer_config.json'),
+    tokenizerFile: join(CHATML, 'tokenizer.json') }
+  const one = (await retrievalAgent({ ...settings, settings: base })).prompts.assemble(conversation, results)
+  const many = (await retrievalAgent({ ...settings, settings: base, tools: {
+    open_ticket: tool({ description: 'Opens a support ticket.', inputSchema: z.object({ subject: z.string() }) }),
+  } })).prompts.assemble(conversation, results)
+  assert.ok(many.parts.tools > one.parts.tools && one.parts.tools > 0)
+  assert.ok(many.parts.context < one.parts.context)
+  assert.ok(many.tokenCount + RESERVE <= 1400 && one.tokenCount + RESERVE <= 1400)
+})
+
+test('a search that cannot fit ends the run with the library\'s error, and nothing uncounted is sent', async () => {
+  // The system message, the question, the template and the two tools leave no room.
+  const seen = {}
+  await assert.rejects(run(1100, seen), (error) => error.code === 'WINDOW_TOO_SMALL' && /window of 1100/.test(error.message))
+  assert.equal(seen.model.doGenerateCalls.length, 1)
 })
