@@ -138,3 +138,12 @@ def test_a_bad_request_is_named_and_nothing_is_sent(changes, message):
     assert reply.status_code == 422
     assert message in reply.json()["error"] and reply.json()["code"]
     assert sent == []
+
+
+def test_a_request_that_cannot_fit_is_named_and_nothing_is_sent():
+    # The system message, the question, the template and the tools leave no room in 700.
+    client, sent, _ = agent(700)
+    reply = client.post("/agent", json=body())
+    assert reply.status_code == 422
+    assert reply.json()["code"] == "WINDOW_TOO_SMALL" and "window of 700" in reply.json()["error"]
+    assert sent == []
