@@ -129,8 +129,9 @@ use crate::names::named_choice;
 
 pub use entries::{
     AnthropicBlock, AnthropicSource, BedrockDocument, BedrockDocumentBlock, BedrockSource,
-    CacheControl, CitationsEnabled, CohereDocument, Entry, MistralReference, TextBlock,
-    mark_cache_control, mark_turn_cache_control, mistral_tool_content,
+    CacheControl, CitationsEnabled, CohereDocument, CohereToolContent, Entry, MistralReference,
+    TextBlock, cohere_tool_content, mark_cache_control, mark_turn_cache_control,
+    mistral_tool_content,
 };
 pub(crate) use entries::{EntryParts, bedrock_name, entry};
 pub use format::DialectFormat;
