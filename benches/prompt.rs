@@ -13,6 +13,9 @@
 //!   that turn with those results and no cache; `warm-40`: the next turn of a 40-turn
 //!   conversation. Their medians against `cold`'s are the ratios in
 //!   `benches/README.md`.
+//!
+//! `prompt/{harmony,qwen3}-tools/...`: the same conversation with four tool definitions
+//! (`FOUR_TOOLS`: nested objects, an enum, an array), `cold` beside its floor and `warm` only.
 
 mod paired;
 
@@ -20,7 +23,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use mentor_context::prompt::{ChatTemplate, Message, PromptAssembler, PromptBuilder};
+use mentor_context::prompt::{ChatTemplate, Message, PromptAssembler, PromptBuilder, Tools};
 use mentor_context::tokenizer::{TokenCache, TokenCounter};
 use mentor_context::wire::parse_results;
 use mentor_context::{Encoding, MentorRagResult};
@@ -65,9 +68,26 @@ fn next_turn(chat: &[Message]) -> Vec<Message> {
     next
 }
 
-fn builder(template: &ChatTemplate) -> PromptBuilder {
+/// Four tools of the shapes agents send: a nested object, an enum, an array, a plain string.
+const FOUR_TOOLS: &str = r#"[
+  {"type": "function", "function": {"name": "search_docs", "description": "Searches the product documentation.",
+    "parameters": {"type": "object", "properties": {"query": {"type": "string", "description": "What to look for."},
+      "filters": {"type": "object", "properties": {"product": {"type": "string"}, "since": {"type": "string", "description": "An ISO date."}}}},
+      "required": ["query"]}}},
+  {"type": "function", "function": {"name": "get_price", "description": "Looks up a plan's price.",
+    "parameters": {"type": "object", "properties": {"plan": {"type": "string", "enum": ["free", "team", "business"]},
+      "period": {"type": "string", "enum": ["month", "year"]}}, "required": ["plan"]}}},
+  {"type": "function", "function": {"name": "create_ticket", "description": "Opens a support ticket.",
+    "parameters": {"type": "object", "properties": {"title": {"type": "string"},
+      "tags": {"type": "array", "items": {"type": "string"}}, "priority": {"type": "integer"}}, "required": ["title"]}}},
+  {"type": "function", "function": {"name": "get_time", "description": "The current time in a time zone.",
+    "parameters": {"type": "object", "properties": {"zone": {"type": "string"}}}}}
+]"#;
+
+fn builder(template: &ChatTemplate, tools: Option<&Tools>) -> PromptBuilder {
     PromptBuilder::new(template.clone(), 8192)
         .reserve(1024)
+        .tools(tools.cloned())
         .date(
             "2026-12-02"
                 .parse::<mentor_context::prompt::ConversationDate>()
@@ -80,26 +100,30 @@ fn bench_template(
     name: &str,
     template: &ChatTemplate,
     counter: &dyn TokenCounter,
+    tools: Option<&Tools>,
 ) {
     let english = results("english");
     let other = results("multilingual");
     let twenty = chat(20);
     let forty = chat(40);
-    let cold = builder(template).build().unwrap();
+    let cold = builder(template, tools).build().unwrap();
     let prompt = cold.assemble(&twenty, &english).unwrap();
     let text = prompt.prompt.clone().unwrap();
     eprintln!(
-        "prompt/{name}: {} tokens of 8192 - 1024, {} bytes, {} messages dropped, context {} tokens",
+        "prompt/{name}: {} tokens of 8192 - 1024 ({} for tools), {} bytes, {} messages dropped, context {} tokens",
         prompt.token_count,
+        prompt.parts.tools,
         text.len(),
         prompt.dropped.len(),
         prompt.context.token_count
     );
     // The same job for `benches/prompt_peers.py`: the conversation and the context to fit.
-    let job = serde_json::json!({"conversation": twenty, "context": prompt.context.text, "window": 8192, "reserve": 1024});
-    let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(format!("target/prompt-job-{name}.json"));
-    std::fs::write(&out, serde_json::to_vec(&job).unwrap()).unwrap();
+    if tools.is_none() {
+        let job = serde_json::json!({"conversation": twenty, "context": prompt.context.text, "window": 8192, "reserve": 1024});
+        let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("target/prompt-job-{name}.json"));
+        std::fs::write(&out, serde_json::to_vec(&job).unwrap()).unwrap();
+    }
     let id = format!("prompt/{name}/cold");
     let mut group = c.benchmark_group(&id);
     group
@@ -121,7 +145,7 @@ fn bench_template(
     // A cache that saw one turn, then the next turn timed; the assembler and its cache are
     // dropped outside the timing (freeing a cache is not a turn's cost).
     let warmed = |chat: &[Message]| -> PromptAssembler {
-        let prompts = builder(template)
+        let prompts = builder(template, tools)
             .cache(TokenCache::new(64 << 20))
             .build()
             .unwrap();
@@ -142,6 +166,10 @@ fn bench_template(
             BatchSize::PerIteration,
         );
     });
+    if tools.is_some() {
+        group.finish();
+        return;
+    }
     group.bench_function("new-results", |b| {
         b.iter_batched_ref(
             || warmed(&twenty),
@@ -169,7 +197,16 @@ fn bench_template(
 }
 
 fn prompts(c: &mut Criterion) {
-    bench_template(c, "harmony", &ChatTemplate::harmony(), &Encoding::O200kBase);
+    let tools: Tools = FOUR_TOOLS.parse().unwrap();
+    let harmony = ChatTemplate::harmony();
+    bench_template(c, "harmony", &harmony, &Encoding::O200kBase, None);
+    bench_template(
+        c,
+        "harmony-tools",
+        &harmony,
+        &Encoding::O200kBase,
+        Some(&tools),
+    );
     #[cfg(feature = "huggingface")]
     if let Some(dir) = std::env::var_os("MENTOR_TOKENIZER_DATA") {
         let dir = std::path::PathBuf::from(dir).join("qwen3");
@@ -181,7 +218,8 @@ fn prompts(c: &mut Criterion) {
         let counter =
             mentor_context::tokenizer::HuggingFaceTokenizer::from_file(dir.join("tokenizer.json"))
                 .unwrap();
-        bench_template(c, "qwen3", &template, &counter);
+        bench_template(c, "qwen3", &template, &counter, None);
+        bench_template(c, "qwen3-tools", &template, &counter, Some(&tools));
     }
 }
 

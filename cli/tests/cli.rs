@@ -42,6 +42,8 @@ mod settings;
 mod success;
 #[path = "cli/tokenizer_file.rs"]
 mod tokenizer_file;
+#[path = "cli/tool_results.rs"]
+mod tool_results;
 
 use std::io::Write;
 use std::path::PathBuf;

@@ -12,15 +12,19 @@
 //! | [`Dialect::Anthropic`] | a `search_result` block: `source`, `title`, `content` text blocks | its own first text block of `key: value` lines | a last text block `(truncated)` |
 //! | [`Dialect::AnthropicDocuments`] | a `document` block with a plain-text `source` and a `title` | in `context`, which the model weighs but does not cite | a `(truncated)` line in `context` |
 //! | [`Dialect::Bedrock`] | a Converse `{"document": {...}}` block: `format` `txt`, `name` `[n]` and the title, a `text` source | in `context` (after a `source:` line), weighed but not cited | a `(truncated)` line in `context` |
-//! | [`Dialect::Cohere`] | a document `{"id", "data"}` with `title`, `url` and `text` | as `data` entries | `"truncated": "true"` in `data` |
+//! | [`Dialect::Cohere`] | a document `{"id", "data"}` with `title`, `url` and `text`, for `documents` or a tool result | as `data` entries | `"truncated": "true"` in `data` |
 //! | [`Dialect::Mistral`] | a document of a tool result: `title`, `url`, `snippets` `[[content]]` | in its own `metadata` object | `"truncated": true` |
 //!
 //! Citations are turned on in every Anthropic and Bedrock entry (Anthropic wants all or
 //! none). Citation `n` is `search_result_index` (or `document_index`, or Bedrock's
-//! `documentIndex`) `n - 1`, Cohere's document id `"n"`, and Mistral's reference id `n - 1`,
-//! when the caller sends the entries of a conversation's turns in order: a Converse
-//! request's documents as its messages' content blocks, a Mistral tool result as the JSON
-//! object keyed `"0"`, `"1"`, ... of [`mistral_tool_content`]. A Bedrock `name` holds only
+//! `documentIndex`) `n - 1`, Cohere's document id `"n"` (or `"CALL_ID:{n - 1}"`, the tool
+//! source of a document of a tool result, whatever the call), and Mistral's reference id
+//! `n - 1`, when the caller sends the entries of a conversation's turns in order: a Converse
+//! request's documents as its messages' content blocks, a Cohere tool result as the content
+//! blocks of [`cohere_tool_content`], a Mistral tool result as the JSON object keyed `"0"`,
+//! `"1"`, ... of [`mistral_tool_content`]. An Anthropic `search_result` block goes in a user
+//! message's content or in a `tool_result` block's (anthropic-sdk-python
+//! `tool_result_block_param.py` takes them), and is cited alike. A Bedrock `name` holds only
 //! the characters Bedrock allows (ASCII letters and digits, single spaces, `-`, `()`, `[]`),
 //! and the `[n]` keeps names unique, as Bedrock requires.
 //!
@@ -129,8 +133,9 @@ use crate::names::named_choice;
 
 pub use entries::{
     AnthropicBlock, AnthropicSource, BedrockDocument, BedrockDocumentBlock, BedrockSource,
-    CacheControl, CitationsEnabled, CohereDocument, Entry, MistralReference, TextBlock,
-    mark_cache_control, mark_turn_cache_control, mistral_tool_content,
+    CacheControl, CitationsEnabled, CohereDocument, CohereToolContent, Entry, MistralReference,
+    TextBlock, cohere_tool_content, mark_cache_control, mark_turn_cache_control,
+    mistral_tool_content,
 };
 pub(crate) use entries::{EntryParts, bedrock_name, entry};
 pub use format::DialectFormat;

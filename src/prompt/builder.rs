@@ -113,9 +113,9 @@ impl PromptBuilder {
     /// `apply_chat_template(messages, tools=...)` gives them: a fixed part of every prompt,
     /// never dropped, counted in [`PromptParts::tools`](super::PromptParts::tools). Their
     /// control-token strings are neutralized as the messages' are (kept with
-    /// [`special_tokens_in_messages`](Self::special_tokens_in_messages)). Hugging Face
-    /// (Jinja) and Mistral templates take them for now. Default: none (the template sees `tools` as
-    /// none; an empty [`Tools`] is `[]`, which some templates tell apart).
+    /// [`special_tokens_in_messages`](Self::special_tokens_in_messages)). Which templates take
+    /// them: [`ChatTemplate::takes_tools`]. Default: none (the template sees `tools` as none; an
+    /// empty [`Tools`] is `[]`, which some templates tell apart).
     pub fn tools(mut self, tools: impl Into<Option<Tools>>) -> Self {
         self.choices.tools = tools.into();
         self

@@ -1,7 +1,8 @@
 //! Responses at their edges (issue 33 items 6-9, 11-13): events after the last one, fields
 //! of the wrong type, citations that come before their text, line ends of CR alone, ids
-//! written as numbers, web-search citations, a byte order mark. Each is read as the whole
-//! message reads, or refused naming the place.
+//! written as numbers, web-search citations, a byte order mark; and Cohere's citations of a
+//! tool message's documents (issue 45). Each is read as the whole message reads, or refused
+//! naming the place.
 
 use crate::responses::{assert_unknown, problem, resolve, response};
 
@@ -193,5 +194,73 @@ fn a_byte_order_mark_before_a_response_is_not_text() {
                 "{dialect} {kind}"
             );
         }
+    }
+}
+
+/// `value` with each Cohere document source `{"type": "document", "id": "n", "document": D}`
+/// written as Cohere cites a tool message's documents: `{"type": "tool", "id": "CALL:n-1",
+/// "tool_output": D}`.
+fn as_tool_sources(value: &mut serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::Object(object) => {
+            if object.get("type").and_then(Value::as_str) == Some("document")
+                && let Some(Value::String(id)) = object.get("id")
+                && let Ok(n) = id.parse::<usize>()
+            {
+                let id = format!("search_emails_1dxqzwragh9g:{}", n - 1);
+                object.insert("type".into(), "tool".into());
+                object.insert("id".into(), id.into());
+                let output = object.remove("document").unwrap_or_default();
+                object.insert("tool_output".into(), output);
+            }
+            object.values_mut().for_each(as_tool_sources);
+        }
+        Value::Array(items) => items.iter_mut().for_each(as_tool_sources),
+        _ => {}
+    }
+}
+
+/// Issue 45: the fixture's Cohere response, its sources naming the documents of a tool
+/// message (`cohere_tool_content`) by place, resolves as with our ids, whole, as events and
+/// as server-sent events; the source past the documents is unknown as its id was.
+#[test]
+fn cohere_tool_sources_resolve_as_the_document_ids_do() {
+    let rewrite = |line: &str| {
+        let mut value: serde_json::Value = serde_json::from_str(line).unwrap();
+        as_tool_sources(&mut value);
+        value.to_string()
+    };
+    for kind in ["json", "jsonl", "sse"] {
+        let text = response(Dialect::Cohere, kind);
+        let tool = match kind {
+            "json" => rewrite(&text),
+            _ => text
+                .lines()
+                .map(|line| match line.strip_prefix("data: ") {
+                    Some(data) => format!("data: {}\n", rewrite(data)),
+                    None if kind == "jsonl" && !line.trim().is_empty() => rewrite(line) + "\n",
+                    None => format!("{line}\n"),
+                })
+                .collect(),
+        };
+        assert!(
+            tool.contains(r#""id":"search_emails_1dxqzwragh9g:0""#),
+            "{kind}"
+        );
+        assert!(!tool.contains(r#""type":"document""#), "{kind}");
+        let ours = resolve(Dialect::Cohere, &text).unwrap();
+        let tools = resolve(Dialect::Cohere, &tool).unwrap();
+        assert!(!ours.cited.is_empty());
+        assert_eq!(tools.cited, ours.cited, "{kind}");
+        assert_eq!(tools.answer, ours.answer, "{kind}");
+        assert_eq!(ours.unknown.len(), 1, "{kind}");
+        assert_eq!(tools.unknown.len(), 1, "{kind}");
+        assert_eq!(tools.unknown[0].at, ours.unknown[0].at);
+        assert_eq!(ours.unknown[0].marker, r#"document id "9""#);
+        assert_eq!(
+            tools.unknown[0].marker,
+            r#"tool id "search_emails_1dxqzwragh9g:8""#
+        );
     }
 }

@@ -302,7 +302,7 @@ fn sealed_reports_continue_and_changed_ones_do_not() {
     .bad(&["--seal-key-file", "5 bytes", "at least 16"]);
 }
 
-fn fixture_response(dialect: &str, kind: &str) -> String {
+pub(crate) fn fixture_response(dialect: &str, kind: &str) -> String {
     format!(
         "{}/../fixtures/responses/{dialect}.{kind}",
         env!("CARGO_MANIFEST_DIR")

@@ -2,8 +2,8 @@
 //! providers' SDKs type them. One file per provider: `anthropic.rs` (anthropic-sdk-python
 //! `search_result_block_param.py`, `document_block_param.py`), `bedrock.rs` (aws-sdk-rust
 //! `sdk/bedrockruntime/src/types/_document_block.rs`), `cohere.rs` (cohere-python
-//! `document.py`), `mistral.rs` (Mistral's citations guide, platform-docs-public
-//! `docs/capabilities/citations.md`).
+//! `document.py`, `tool_content.py`), `mistral.rs` (Mistral's citations guide,
+//! platform-docs-public `docs/capabilities/citations.md`).
 
 mod anthropic;
 mod bedrock;
@@ -19,7 +19,7 @@ pub use anthropic::{
 };
 pub(crate) use bedrock::bedrock_name;
 pub use bedrock::{BedrockDocument, BedrockDocumentBlock, BedrockSource};
-pub use cohere::CohereDocument;
+pub use cohere::{CohereDocument, CohereToolContent, cohere_tool_content};
 pub use mistral::{MistralReference, mistral_tool_content};
 
 /// What an entry shows of one block, each field already on one line.

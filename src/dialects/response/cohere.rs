@@ -1,5 +1,6 @@
 //! Cohere v2 chat responses: `message.content` text and `message.citations`, whole or
-//! streamed (`content-delta`, `citation-start`, `message-end`). Shapes from cohere-python
+//! streamed (`content-delta`, `citation-start`, `message-end`), whose sources name our
+//! documents by id or a tool message's documents by position. Shapes from cohere-python
 //! `src/cohere/types/` (`document.py`, `citation.py`, `source.py`, `citation_start_event.py`)
 //! and `src/cohere/v2/types/v2chat_stream_response.py`.
 
@@ -183,27 +184,48 @@ impl ResponseStream<'_> {
                 Some(other) => other.to_string(),
             };
             let id = id.as_str();
-            // Only the id as sent names an entry: not "01", "+1" or " 1".
-            let entry = id.parse::<usize>().ok().filter(|&n| {
-                kind == "document" && n >= 1 && n <= self.tally.chips().len() && n.to_string() == id
-            });
-            let Some(n) = entry else {
+            let Some(entry) = source_entry(kind, id, self.tally.chips().len()) else {
                 self.unknown(format!("{kind} id {id:?}"), from, events);
                 continue;
             };
-            if let Some(title) = source.pointer("/document/title").and_then(Value::as_str)
-                && !self.title_agrees(n - 1, title)
+            // A tool source carries the document as `tool_output`.
+            let title = match kind {
+                "tool" => source.pointer("/tool_output/title"),
+                _ => source.pointer("/document/title"),
+            };
+            if let Some(title) = title.and_then(Value::as_str)
+                && !self.title_agrees(entry, title)
             {
-                self.unknown(format!("document id {id:?} titled {title:?}"), from, events);
+                self.unknown(format!("{kind} id {id:?} titled {title:?}"), from, events);
                 continue;
             }
             let quote = Quote {
                 text: text.to_string(),
                 verified,
             };
-            self.cite(n - 1, span, quote, events);
+            self.cite(entry, span, quote, events);
         }
     }
+}
+
+/// The entry (from 0) of `entries` that a source of `kind` and `id` names, if any. A
+/// `document` names ours by its id, `"1"` for the first. A `tool` (cohere-python
+/// `src/cohere/types/source.py`, `ToolSource`) names a document of a tool message's content
+/// as `"CALL_ID:N"`, `N` its position there from 0, as Cohere's "Building an agent" tutorial
+/// shows its citations (cohere-developer-experience
+/// `fern/pages/v2/tutorials/build-things-with-cohere/building-an-agent-with-cohere.mdx`: the
+/// second email of a `search_emails` result cited as `search_emails_...:1`); the content is
+/// [`cohere_tool_content`](crate::dialects::cohere_tool_content) of the entries, whatever
+/// the call. Only a number as written names an entry: not "01", "+1" or " 1".
+fn source_entry(kind: &str, id: &str, entries: usize) -> Option<usize> {
+    let (number, first) = match kind {
+        "document" => (id, 1),
+        "tool" => (id.rsplit_once(':')?.1, 0),
+        _ => return None,
+    };
+    let n = number.parse::<usize>().ok()?;
+    let entry = n.checked_sub(first)?;
+    (entry < entries && n.to_string() == number).then_some(entry)
 }
 
 /// The `start` and `end` of `citation`, which must not be reversed.
@@ -222,9 +244,108 @@ fn bounds(citation: &Value, place: &str) -> Result<(usize, usize), Error> {
 
 #[cfg(test)]
 mod tests {
-    use crate::citations::Resolver;
+    use super::source_entry;
+    use crate::citations::{Resolution, Resolver};
     use crate::dialects::Dialect;
     use crate::{ContextBuilder, MentorRagResult};
+
+    /// `sources` (JSON) resolved as a whole message and as a stream, against two entries:
+    /// both readings must agree.
+    fn cited_by(sources: &str) -> Resolution {
+        let assembler = ContextBuilder::new(500)
+            .dialect(Dialect::Cohere)
+            .build()
+            .unwrap();
+        let results = [
+            MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9).with_title("Prices"),
+            MentorRagResult::from_content("Plan C costs 20 EUR.", 0.8).with_title("Plan C"),
+        ];
+        let context = assembler.assemble(&results);
+        let citation =
+            format!(r#"{{"start": 8, "end": 14, "text": "20 EUR", "sources": {sources}}}"#);
+        let whole = format!(
+            r#"{{"message": {{"content": [{{"type": "text", "text": "Plan C: 20 EUR."}}],
+                "citations": [{citation}]}}}}"#
+        );
+        let stream = [
+            r#"{"type": "content-delta", "delta": {"message": {"content": {"text": "Plan C: "}}}}"#
+                .to_string(),
+            format!(r#"{{"type": "citation-start", "delta": {{"message": {{"citations": {citation}}}}}}}"#),
+            r#"{"type": "content-delta", "delta": {"message": {"content": {"text": "20 EUR."}}}}"#
+                .to_string(),
+            r#"{"type": "message-end"}"#.to_string(),
+        ]
+        .join("\n");
+        let resolver = Resolver::for_context(&context);
+        let resolution = resolver.response(&whole).unwrap();
+        assert_eq!(resolver.response(&stream).unwrap(), resolution, "{sources}");
+        resolution
+    }
+
+    /// A document of a tool message is cited as `CALL_ID:N`, `N` from 0, whatever the call.
+    #[test]
+    fn a_tool_source_names_the_document_at_its_place_in_the_tool_message() {
+        for call in ["search_emails_1dxqzwragh9g", "", "a:b"] {
+            let sources = format!(r#"[{{"type": "tool", "id": "{call}:1"}}]"#);
+            let resolution = cited_by(&sources);
+            assert_eq!(resolution.cited.len(), 1, "{call}");
+            assert_eq!(resolution.cited[0].citation.index, 2);
+            assert!(resolution.cited[0].quotes[0].verified);
+            assert!(resolution.unknown.is_empty());
+        }
+        // Our own ids still name the same documents.
+        let ours = cited_by(r#"[{"type": "document", "id": "2"}]"#);
+        let tool = cited_by(r#"[{"type": "tool", "id": "call_1:1"}]"#);
+        assert_eq!(ours.cited, tool.cited);
+    }
+
+    /// A place past the tool message's documents, or one not written as a number, names
+    /// nothing; so does a tool output whose title is not the document's.
+    #[test]
+    fn a_tool_source_out_of_range_or_misspelled_or_mistitled_is_unknown() {
+        for id in [
+            "call_1:2",
+            "call_1:01",
+            "call_1:+1",
+            "call_1: 1",
+            "call_1",
+            "1",
+            "call_1:-1",
+        ] {
+            let sources = format!(r#"[{{"type": "tool", "id": "{id}"}}]"#);
+            let resolution = cited_by(&sources);
+            assert!(resolution.cited.is_empty(), "{id}");
+            assert_eq!(resolution.unknown.len(), 1, "{id}");
+            assert_eq!(resolution.unknown[0].marker, format!("tool id {id:?}"));
+            assert_eq!(resolution.unknown[0].at, 8);
+        }
+        let mistitled =
+            cited_by(r#"[{"type": "tool", "id": "call_1:1", "tool_output": {"title": "Prices"}}]"#);
+        assert!(mistitled.cited.is_empty());
+        assert_eq!(
+            mistitled.unknown[0].marker,
+            r#"tool id "call_1:1" titled "Prices""#
+        );
+        let titled =
+            cited_by(r#"[{"type": "tool", "id": "call_1:1", "tool_output": {"title": "Plan C"}}]"#);
+        assert_eq!(titled.cited[0].citation.index, 2);
+    }
+
+    #[test]
+    fn sources_name_entries_from_one_for_documents_and_from_zero_for_tools() {
+        assert_eq!(source_entry("document", "1", 2), Some(0));
+        assert_eq!(source_entry("document", "2", 2), Some(1));
+        assert_eq!(source_entry("document", "0", 2), None);
+        assert_eq!(source_entry("document", "3", 2), None);
+        assert_eq!(source_entry("document", "c:1", 2), None);
+        assert_eq!(source_entry("tool", "c:0", 2), Some(0));
+        assert_eq!(source_entry("tool", "c:1", 2), Some(1));
+        assert_eq!(source_entry("tool", "c:2", 2), None);
+        assert_eq!(source_entry("tool", "c:d:1", 2), Some(1));
+        assert_eq!(source_entry("tool", "1", 2), None);
+        assert_eq!(source_entry("web", "1", 2), None);
+        assert_eq!(source_entry("tool", "c:0", 0), None);
+    }
 
     /// Found by `fuzz/fuzz_targets/dialect_response.rs`: Cohere lists citations in any order,
     /// and a chip's spans must still be in answer order.

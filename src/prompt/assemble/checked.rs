@@ -113,7 +113,7 @@ fn dialect_reason(dialect: crate::dialects::Dialect) -> &'static str {
             "put Command-R's documents through its chat template with the context in `documents` instead"
         }
         Dialect::Mistral => {
-            "its tool result is framed by Mistral's tool-call tokens, which no template here writes; give the context as text (with a Tekken tokenizer) instead"
+            "its tool result is the documents' JSON object, not the text the budget counts; give the context as text in the `tool` result instead, which Mistral's template writes with its tool-call tokens"
         }
         _ => {
             "the provider publishes no tokenizer, so no whole prompt can be exact offline; its context stays exact in the encoding you name"

@@ -158,6 +158,10 @@ fn a_whole_prompt_s_rules_name_its_settings() {
             json!({"window": 4096, "chat_template": "openai", "dialect": "anthropic"}),
             "dialect: a whole prompt cannot be fitted in the anthropic dialect",
         ),
+        (
+            json!({"window": 4096, "chat_template": "mistral", "tokenizer_file": TEKKEN, "dialect": "mistral"}),
+            "dialect: a whole prompt cannot be fitted in the mistral dialect: its tool result is the documents' JSON object, not the text the budget counts; give the context as text in the `tool` result instead, which Mistral's template writes with its tool-call tokens",
+        ),
     ] {
         let err = read(&value).prompt_assembler().unwrap_err();
         assert!(err.to_string().starts_with(expected), "{value}: {err}");
