@@ -161,10 +161,17 @@ fn run_whole_prompt(args: &InspectArgs, answer: Option<&Input>) -> Result<String
         input: request.input.name(),
         previous: None,
     };
+    let messages = serde_json::to_string_pretty(&fitted.prompt.messages)
+        .map_err(|err| Failure::write_failed(format!("internal error: the messages: {err}")))?;
     let mut page = view::page(&request, context, answer.as_deref(), &settings, &names);
     page.window = Some(window::window(
         &fitted.prompt,
-        fitted.prompts.template().name(),
+        &window::Fitting {
+            template: fitted.prompts.template().name(),
+            history_cap: fitted.prompts.history_max_tokens(),
+            trim_step: fitted.prompts.trim_step(),
+            messages: &messages,
+        },
     ));
     let html = html::render("inspect.html", PAGE, &page)?;
     html::write_page(&args.output, &html)?;
