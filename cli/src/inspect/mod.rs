@@ -4,10 +4,11 @@
 //! The page shows where the budget went ([`budget`]: header, layout, heads, metadata,
 //! content, free), each block in text order with its chip and the exact text sent
 //! ([`view`]), the results left out with their reason and, for those that did not fit, the
-//! smallest budget that would have taken them in ([`need`]), the answer's citations linked to
-//! their blocks ([`answer`]), and the settings. With `--conversation`, `--window` and
+//! smallest budget that would have taken them in and what each needs alone ([`need`]), the
+//! answer's citations linked to their blocks ([`answer`]), and the settings. With `--conversation`, `--window` and
 //! `--chat-template` it fits a whole prompt as `prompt` does, and the page shows first where
-//! the window went ([`window`]). The page template is `page.html`.
+//! the window went, why the history stopped where it did, and the messages and the prompt
+//! text as sent ([`window`]). The page template is `page.html`.
 
 mod answer;
 mod budget;
