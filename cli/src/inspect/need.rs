@@ -74,7 +74,9 @@ fn alone_text(assembler: &Assembler, result: &MentorRagResult, ceiling: usize) -
             };
             format!("{least} for its head and the shortest cut; {whole} whole")
         }
-        _ => format!("{least} whole"),
+        Some((false, _)) => format!("{least} whole"),
+        // Not in alone at the budget its search found: said as found, with nothing more.
+        None => least.to_string(),
     }
 }
 
