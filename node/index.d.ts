@@ -530,8 +530,32 @@ export interface Prompt {
   parts: PromptParts
   /** The messages dropped from the history, oldest first. */
   dropped: Array<DroppedMessage>
+  /** Why the history stopped where it did. */
+  history: PromptHistory
   /** The context's report, as `Assembler.assemble` gives it. */
   context: Report
+}
+
+/**
+ * Why the history stopped where it did: the numbers the trimming rule used. A turn costs its
+ * messages with their framing (as a dropped message's `tokens`).
+ */
+export interface PromptHistory {
+  /**
+   * The history's room: half of what the window leaves after the reserve, the template,
+   * the tools and the system message, at most `historyMaxTokens`.
+   */
+  room: number
+  /** What a trim leaves the kept turns: the room less `trimStep` of it. */
+  trimmedRoom: number
+  turns: number
+  keptTurns: number
+  /** What the kept turns cost. */
+  keptTokens: number
+  /** What the newest dropped turn cost; absent when none was dropped. */
+  nextOlderTokens?: number
+  /** Whether turns went beyond the rule's because the prompt did not fit otherwise. */
+  droppedToFit: boolean
 }
 
 /** How `tokenCount` splits between the parts; `template` is the framing, the rest. */

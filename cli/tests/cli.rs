@@ -22,6 +22,8 @@ mod dotnet;
 mod hostile;
 #[path = "cli/html.rs"]
 mod html;
+#[path = "cli/inspect_prompt.rs"]
+mod inspect_prompt;
 #[path = "cli/pages.rs"]
 mod pages;
 #[path = "cli/prompt.rs"]

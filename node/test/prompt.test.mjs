@@ -94,6 +94,7 @@ test('a prompt has the keys the types declare', () => {
   assert.ok(prompt.dropped.length > 0)
   matches('Prompt', prompt)
   matches('PromptParts', prompt.parts)
+  matches('PromptHistory', prompt.history)
   matches('Report', prompt.context)
   for (const dropped of prompt.dropped) matches('DroppedMessage', dropped)
   for (const message of prompt.messages) matches('ChatMessage', message)

@@ -217,6 +217,17 @@ class DroppedMessage(TypedDict):
     role: str
     tokens: int
 
+class _PromptHistoryBase(TypedDict):
+    room: int
+    trimmedRoom: int
+    turns: int
+    keptTurns: int
+    keptTokens: int
+    droppedToFit: bool
+
+class PromptHistory(_PromptHistoryBase, total=False):
+    nextOlderTokens: int  # absent when no turn was dropped
+
 class _PromptBase(TypedDict):
     messages: list[dict[str, Any]]
     tokenCount: int
@@ -224,6 +235,7 @@ class _PromptBase(TypedDict):
     reserve: int
     parts: PromptParts
     dropped: list[DroppedMessage]
+    history: PromptHistory
     context: Report
 
 class Prompt(_PromptBase, total=False):

@@ -126,7 +126,7 @@ pub(crate) fn first_kept(costs: &[usize], limit: usize, step: f64) -> usize {
 }
 
 /// What a trim leaves room for: `limit` less `step` of it.
-fn trimmed_target(limit: usize, step: f64) -> usize {
+pub(crate) fn trimmed_target(limit: usize, step: f64) -> usize {
     #[allow(
         clippy::cast_possible_truncation,
         clippy::cast_sign_loss,

@@ -106,7 +106,7 @@ pub use date::ConversationDate;
 pub use deadline::Deadline;
 pub use message::Message;
 pub use placement::ContextPlacement;
-pub use report::{DroppedMessage, Prompt, PromptParts, TemplateDocument};
+pub use report::{DroppedMessage, HistoryFit, Prompt, PromptParts, TemplateDocument};
 pub use template::{ChatTemplate, ReasoningEffort};
 pub use template_options::{RESERVED_TEMPLATE_OPTIONS, TemplateOptions};
 pub use tools::Tools;

@@ -40,6 +40,8 @@ pub struct Prompt<'r> {
     pub parts: PromptParts,
     /// The messages dropped from the history, oldest first.
     pub dropped: Vec<DroppedMessage>,
+    /// Why the history stopped where it did: the numbers the trimming rule used.
+    pub history: HistoryFit,
     /// The context's report, as [`Assembler::assemble`](crate::Assembler::assemble) gives
     /// it: its text, citations and omissions.
     pub context: AssembledContext<'r>,
@@ -59,6 +61,7 @@ impl Prompt<'_> {
             reserve: self.reserve,
             parts: self.parts,
             dropped: self.dropped,
+            history: self.history,
             context: self.context.into_owned(),
         }
     }
@@ -120,6 +123,41 @@ pub struct DroppedMessage {
     /// rendered conversation (estimated from its own count and an even share of the framing
     /// where the template rewrites contents so that they cannot be found).
     pub tokens: usize,
+}
+
+/// The numbers the history's fitting used, to say why it stopped where it did.
+///
+/// The history is whole turns, newest kept first. Each turn costs its messages with their
+/// framing, as the whole conversation's render shares them out (a dropped message's
+/// [`tokens`](DroppedMessage::tokens)); these costs, not the texts counted alone of
+/// [`PromptParts::history`], are what the rule compares with the room.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct HistoryFit {
+    /// The history's room: half of what the window leaves after the reserve, the template,
+    /// the tools and the system message (the question not counted), at most
+    /// `history_max_tokens`, and more by what the context left unused where that kept more
+    /// turns.
+    pub room: usize,
+    /// What a trim leaves the kept turns: the room less
+    /// [`trim_step`](super::PromptBuilder::trim_step) of it. While the kept turns fit in the
+    /// room none goes; once they do not, the oldest go until the rest fit in this.
+    pub trimmed_room: usize,
+    /// The history's turns (a user message and what follows it up to the next).
+    pub turns: usize,
+    /// The turns kept, the newest.
+    pub kept_turns: usize,
+    /// What the kept turns cost.
+    pub kept_tokens: usize,
+    /// What the newest dropped turn cost, the one just older than the kept ones; absent when
+    /// no turn was dropped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_older_tokens: Option<usize>,
+    /// Whether turns went beyond the rule's because the prompt did not fit the window
+    /// otherwise, with no room left for the context.
+    pub dropped_to_fit: bool,
 }
 
 /// For serde: a field written only when false.

@@ -4,10 +4,11 @@
 //! The page shows where the budget went ([`budget`]: header, layout, heads, metadata,
 //! content, free), each block in text order with its chip and the exact text sent
 //! ([`view`]), the results left out with their reason and, for those that did not fit, the
-//! smallest budget that would have taken them in ([`need`]), the answer's citations linked to
-//! their blocks ([`answer`]), and the settings. With `--conversation`, `--window` and
+//! smallest budget that would have taken them in and what each needs alone ([`need`]), the
+//! answer's citations linked to their blocks ([`answer`]), and the settings. With `--conversation`, `--window` and
 //! `--chat-template` it fits a whole prompt as `prompt` does, and the page shows first where
-//! the window went ([`window`]). The page template is `page.html`.
+//! the window went, why the history stopped where it did, and the messages and the prompt
+//! text as sent ([`window`]). The page template is `page.html`.
 
 mod answer;
 mod budget;
@@ -161,10 +162,17 @@ fn run_whole_prompt(args: &InspectArgs, answer: Option<&Input>) -> Result<String
         input: request.input.name(),
         previous: None,
     };
+    let messages = serde_json::to_string_pretty(&fitted.prompt.messages)
+        .map_err(|err| Failure::write_failed(format!("internal error: the messages: {err}")))?;
     let mut page = view::page(&request, context, answer.as_deref(), &settings, &names);
     page.window = Some(window::window(
         &fitted.prompt,
-        fitted.prompts.template().name(),
+        &window::Fitting {
+            template: fitted.prompts.template().name(),
+            history_cap: fitted.prompts.history_max_tokens(),
+            trim_step: fitted.prompts.trim_step(),
+            messages: &messages,
+        },
     ));
     let html = html::render("inspect.html", PAGE, &page)?;
     html::write_page(&args.output, &html)?;

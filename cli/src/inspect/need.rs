@@ -1,6 +1,6 @@
-//! For the results left out for lack of room: the smallest budget at which the same request
-//! would have taken each in, and what each would need alone
-//! ([`Assembler::smallest_budget`]).
+//! For the results left out for lack of room: the smallest context's budget at which the same
+//! request would have taken each in, and what each would need alone
+//! ([`Assembler::smallest_budget`]): for its head and the shortest cut, and whole.
 //!
 //! The budget for a result in its request is searched by assembling the whole request at
 //! other budgets (all other settings kept): upwards from the budget to a ceiling, then by
@@ -14,7 +14,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use mentor_context::budget::{SMALLEST_BUDGET_RESULTS, SmallestBudget};
-use mentor_context::{AssembledContext, Assembler, OmitReason};
+use mentor_context::{AssembledContext, Assembler, MentorRagResult, OmitReason};
 
 use crate::assemble::Request;
 
@@ -48,13 +48,35 @@ impl Need {
     }
 }
 
-/// [`Assembler::smallest_budget`]'s answer, as a page says it.
-pub(super) fn alone_text(need: Option<SmallestBudget>) -> String {
-    match need {
-        Some(SmallestBudget::Exactly(budget)) => budget.to_string(),
-        Some(SmallestBudget::MoreThan(budget)) => format!("more than {budget}"),
-        Some(_) => "more".to_string(),
-        None => "never (left out by the options)".to_string(),
+/// What a result needs alone, as a page says it: the context's budget that takes it in
+/// ([`Assembler::smallest_budget`]'s answer), whether it is cut there (its head and the
+/// shortest cut the settings allow), and the budget that takes it whole.
+fn alone_text(assembler: &Assembler, result: &MentorRagResult, ceiling: usize) -> String {
+    let results = std::slice::from_ref(result);
+    let least = match assembler.smallest_budget(results) {
+        Some(SmallestBudget::Exactly(budget)) => budget,
+        Some(SmallestBudget::MoreThan(budget)) => return format!("more than {budget}"),
+        Some(_) => return "more".to_string(),
+        None => return "never (left out by the options)".to_string(),
+    };
+    // Alone at a budget, the block's text is the whole context: its count is the budget that
+    // holds exactly that text.
+    let alone_at = |budget: usize| {
+        let context = assembler.with_budget(budget).ok()?.assemble(results);
+        let citation = context.citations.first()?;
+        Some((citation.truncated, context.token_count))
+    };
+    match alone_at(least) {
+        Some((true, _)) => {
+            let whole = match alone_at(ceiling.max(least)) {
+                Some((false, tokens)) => tokens.to_string(),
+                _ => format!("more than {}", ceiling.max(least)),
+            };
+            format!("{least} for its head and the shortest cut; {whole} whole")
+        }
+        Some((false, _)) => format!("{least} whole"),
+        // Not in alone at the budget its search found: said as found, with nothing more.
+        None => least.to_string(),
     }
 }
 
@@ -86,8 +108,7 @@ pub(super) fn needs(
             needs.insert(target, (Need::NotSearched, "not searched".to_string()));
             continue;
         }
-        let alone =
-            alone_text(assembler.smallest_budget(std::slice::from_ref(&request.results[target])));
+        let alone = alone_text(assembler, &request.results[target], ceiling);
         needs.insert(target, (search.need(target, budget, ceiling), alone));
     }
     needs

@@ -1,8 +1,10 @@
 //! Where a whole prompt's window went: the template's framing, the system message, the kept
 //! history, the context, the question, the answer's reserve and what is left free, as shares
-//! of the window with their exact token counts; and the history that was dropped.
+//! of the window with their exact token counts; the history that was dropped, and why it
+//! stopped there (the library's [`HistoryFit`]); and what is sent: the messages as the JSON
+//! report carries them, and the prompt text.
 
-use mentor_context::prompt::Prompt;
+use mentor_context::prompt::{HistoryFit, Prompt};
 use serde::Serialize;
 
 use super::budget::{Share, share};
@@ -18,7 +20,32 @@ pub(super) struct Window<'a> {
     shares: Vec<Share>,
     dropped: Vec<Dropped<'a>>,
     dropped_tokens: usize,
+    /// The numbers the history's fitting used.
+    history: HistoryFit,
+    /// `--history-max-tokens`, where it is set.
+    history_cap: Option<usize>,
+    /// The share of the room a trim leaves free, in percent, as text.
+    trim_step: String,
+    /// The messages as sent, as the JSON report writes them (pretty-printed).
+    messages: Text<'a>,
+    messages_count: usize,
+    /// The prompt text (none for OpenAI's chat models, whose messages are what is sent).
+    prompt: Option<Text<'a>>,
 }
+
+/// What is fitted beside the prompt: what the page says of it besides the report.
+pub(super) struct Fitting<'a> {
+    /// The template's name.
+    pub(super) template: &'a str,
+    pub(super) history_cap: Option<usize>,
+    pub(super) trim_step: f64,
+    /// The report's `messages`, as JSON text.
+    pub(super) messages: &'a str,
+}
+
+/// The most bytes of the messages' JSON and of the prompt text a page shows: a window's worth
+/// of text, even of a million tokens, is under this.
+const SENT_BYTES: usize = 8 << 20;
 
 /// A message of the history left out.
 #[derive(Debug, Serialize)]
@@ -28,8 +55,8 @@ struct Dropped<'a> {
     tokens: usize,
 }
 
-/// The window of `prompt`, fitted through the template named `template`.
-pub(super) fn window<'a>(prompt: &'a Prompt<'_>, template: &'a str) -> Window<'a> {
+/// The window of `prompt`, fitted as `fitting` says.
+pub(super) fn window<'a>(prompt: &'a Prompt<'_>, fitting: &Fitting<'a>) -> Window<'a> {
     let parts = &prompt.parts;
     let free = prompt
         .window
@@ -53,7 +80,7 @@ pub(super) fn window<'a>(prompt: &'a Prompt<'_>, template: &'a str) -> Window<'a
         window: prompt.window,
         token_count: prompt.token_count,
         reserve: prompt.reserve,
-        template: Text::field(template),
+        template: Text::field(fitting.template),
         shares,
         dropped: prompt
             .dropped
@@ -65,5 +92,20 @@ pub(super) fn window<'a>(prompt: &'a Prompt<'_>, template: &'a str) -> Window<'a
             })
             .collect(),
         dropped_tokens: prompt.dropped.iter().map(|d| d.tokens).sum(),
+        history: prompt.history,
+        history_cap: fitting.history_cap,
+        trim_step: step_percent(fitting.trim_step),
+        messages: Text::long(fitting.messages, SENT_BYTES),
+        messages_count: prompt.messages.len(),
+        prompt: prompt
+            .prompt
+            .as_deref()
+            .map(|text| Text::long(text, SENT_BYTES)),
     }
+}
+
+/// A trim step (a fraction) in percent, as `--trim-step` gives it: `0.25` is "25".
+fn step_percent(step: f64) -> String {
+    let text = format!("{:.1}", step * 100.0);
+    text.strip_suffix(".0").unwrap_or(&text).to_string()
 }

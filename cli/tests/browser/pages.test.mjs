@@ -26,6 +26,7 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'mentor-context-pages-'));
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--no-first-run'];
 const WIDTHS = [1280, 390];
+const AXE = fs.readFileSync(path.join(here, 'node_modules/axe-core/axe.min.js'), 'utf8');
 
 /** Runs the command in the repository's root and returns its standard output. */
 function command(args, { allowFailure = false } = {}) {
@@ -51,6 +52,10 @@ const INSPECT = [
   { name: 'inspect-payloads', args: ['--budget', '200', 'cli/tests/browser/payloads.json'], answer: PAYLOAD_ANSWER },
   { name: 'inspect-bench', args: ['fixtures/bench-english.json'], maxBytes: 300_000 },
 ];
+
+/** A whole prompt's inspect page: a template that writes a prompt text, turns dropped. */
+const WHOLE_PROMPT = ['--conversation', 'fixtures/prompt/conversation.json', '--window', '600', '--reserve', '200',
+  '--history-max-tokens', '50', '--chat-template', 'harmony', '--date', '2026-12-03', 'fixtures/pricing.json'];
 
 /** The batch pages. */
 const BATCH = [
@@ -235,6 +240,41 @@ for (const spec of INSPECT) {
     });
   });
 }
+
+test('inspect-whole-prompt', async () => {
+  const file = path.join(work, 'inspect-whole-prompt.html');
+  command(['inspect', '--output', file, ...WHOLE_PROMPT]);
+  const prompt = JSON.parse(command(['prompt', '--json', ...WHOLE_PROMPT]));
+  assert.ok(prompt.dropped.length > 0 && prompt.prompt, 'turns dropped, a prompt text');
+  await visit('inspect-whole-prompt', file, { report: prompt.context, prompt }, async (page) => {
+    const sent = await page.evaluate(() => {
+      const shown = (el) => {
+        const copy = el.cloneNode(true);
+        for (const cc of copy.querySelectorAll('.cc')) cc.replaceWith(String.fromCodePoint(parseInt(cc.dataset.cp, 16)));
+        return copy.textContent;
+      };
+      const details = [...document.querySelectorAll('details[data-sent]')];
+      const closed = details.every((d) => !d.open);
+      for (const d of details) d.open = true;
+      return {
+        closed,
+        context: [...document.querySelectorAll('pre.sent')].map(shown).join(''),
+        ...Object.fromEntries(details.map((d) => [d.dataset.sent, shown(d.querySelector('pre'))])),
+      };
+    });
+    assert.ok(sent.closed, 'the messages and the prompt text start collapsed');
+    assert.equal(sent.context, prompt.context.context, 'the context sent, exactly');
+    assert.deepEqual(JSON.parse(sent.messages), prompt.messages);
+    assert.equal(sent.prompt, prompt.prompt);
+    assert.equal(await page.locator('[data-history] [data-json^="prompt:/history/"]').count(), 6);
+    // Opened, the page is still accessible.
+    await page.evaluate(AXE);
+    const result = await page.evaluate(() => window.axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    }));
+    assert.deepEqual(result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), []);
+  });
+});
 
 /** A result's smallest budget: in at that budget, out one below it. */
 async function checkNeeds(page, args, report) {

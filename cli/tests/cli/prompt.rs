@@ -11,9 +11,10 @@ const CONVERSATION: &str = concat!(
 );
 
 /// The keys of a `prompt --json` report, sorted, with `prompt` for templates that write one.
-const PROMPT_KEYS: [&str; 8] = [
+const PROMPT_KEYS: [&str; 9] = [
     "context",
     "dropped",
+    "history",
     "messages",
     "parts",
     "prompt",
@@ -321,68 +322,6 @@ fn a_template_that_raises_or_loops_is_one_line() {
     // Without its tokenizer.json a template file cannot be counted.
     let config = config(CHATML);
     prompt(PRICING, "4096", config.path(), &[]).bad(&["--tokenizer-file", "tokenizer file"]);
-}
-
-#[test]
-fn inspect_draws_where_a_whole_prompt_s_window_went() {
-    let args = [
-        "fixtures/pricing.json",
-        "--conversation",
-        "fixtures/prompt/conversation.json",
-        "--window",
-        "600",
-        "--reserve",
-        "200",
-        "--history-max-tokens",
-        "40",
-        "--chat-template",
-        "openai",
-    ];
-    let html = super::html::decode(&super::pages::inspect(&args));
-    let mut with_json = vec!["prompt", "--json"];
-    with_json.extend(args);
-    let report = super::pages::run_in_root(&with_json).json();
-    let row = |key: &str, tokens: u64| {
-        let at = html
-            .find(&format!("<tr data-window-share=\"{key}\">"))
-            .unwrap_or_else(|| panic!("a row for {key}"));
-        let row = &html[at..at + html[at..].find("</tr>").unwrap()];
-        assert!(
-            row.contains(&format!("<td class=\"num\">{tokens}</td>")),
-            "{key}: {row}"
-        );
-    };
-    for part in ["template", "system", "history", "context", "question"] {
-        row(part, report["parts"][part].as_u64().unwrap());
-    }
-    row("reserve", 200);
-    row("free", 600 - 200 - report["tokenCount"].as_u64().unwrap());
-    let dropped = report["dropped"].as_array().unwrap();
-    assert!(!dropped.is_empty());
-    assert_eq!(html.matches("<tr data-dropped=").count(), dropped.len());
-    for message in dropped {
-        assert!(html.contains(&format!("<tr data-dropped=\"{}\">", message["index"])));
-    }
-    // The context's own blocks follow, as `inspect` draws any context.
-    assert_eq!(
-        html.matches("<article class=\"block\"").count(),
-        report["context"]["citations"].as_array().unwrap().len()
-    );
-    // A whole prompt carries its history in the conversation, not in a previous report.
-    let page = TempFile::new("page.html", b"");
-    let mut previous = vec!["inspect", "--output", page.path(), "--previous", PRICING];
-    previous.extend(args);
-    super::pages::run_in_root(&previous).bad(&["--previous", "--conversation"]);
-    // The whole prompt's options come together.
-    super::pages::run_in_root(&[
-        "inspect",
-        "--output",
-        page.path(),
-        "--window",
-        "600",
-        PRICING,
-    ])
-    .bad(&["--conversation"]);
 }
 
 /// `--context-in tool`: the conversation ends with the question and the assistant's call of

@@ -50,6 +50,25 @@ pub struct DroppedMessage {
     pub tokens: u32,
 }
 
+/// Why the history stopped where it did: the numbers the trimming rule used. A turn costs its
+/// messages with their framing (as a dropped message's `tokens`).
+#[napi(object, object_from_js = false)]
+pub struct PromptHistory {
+    /// The history's room: half of what the window leaves after the reserve, the template,
+    /// the tools and the system message, at most `historyMaxTokens`.
+    pub room: u32,
+    /// What a trim leaves the kept turns: the room less `trimStep` of it.
+    pub trimmed_room: u32,
+    pub turns: u32,
+    pub kept_turns: u32,
+    /// What the kept turns cost.
+    pub kept_tokens: u32,
+    /// What the newest dropped turn cost; absent when none was dropped.
+    pub next_older_tokens: Option<u32>,
+    /// Whether turns went beyond the rule's because the prompt did not fit otherwise.
+    pub dropped_to_fit: bool,
+}
+
 /// A whole prompt, fitted to the window: what `mentor-context prompt --json` prints.
 #[napi(object, object_from_js = false)]
 pub struct Prompt {
@@ -67,6 +86,8 @@ pub struct Prompt {
     pub parts: PromptParts,
     /// The messages dropped from the history, oldest first.
     pub dropped: Vec<DroppedMessage>,
+    /// Why the history stopped where it did.
+    pub history: PromptHistory,
     /// The context's report, as `Assembler.assemble` gives it.
     pub context: Report,
 }

@@ -15,7 +15,7 @@ use super::count::Counting;
 use super::deadline::Deadline;
 use super::history;
 use super::placement::ContextPlacement;
-use super::report::{DroppedMessage, Prompt, PromptParts};
+use super::report::{DroppedMessage, HistoryFit, Prompt, PromptParts};
 use super::spans::message_costs_passing_by;
 use super::untrusted;
 use super::{ChatTemplate, ConversationDate, Message, TemplateOptions, Tools};
@@ -237,6 +237,9 @@ impl PromptAssembler {
             limit = limit.min(cap);
         }
         let mut first = history::first_kept(&turn_costs, limit, inner.trim_step);
+        // Where the rule alone would start the history, at the room it had: past it, turns
+        // went to make the prompt fit.
+        let mut by_rule = first;
         let kept: usize = turn_costs[first..].iter().sum();
         let mut budget = available.saturating_sub(fixed.saturating_add(kept));
 
@@ -286,12 +289,23 @@ impl PromptAssembler {
                 let retry = self.fit(&chat, earlier, budget, results, date, &mut counting)?;
                 if retry.total <= available {
                     first = earlier;
+                    by_rule = earlier;
+                    limit = wider;
                     total = retry.total;
                     fitted = retry;
                 }
             }
         }
 
+        let history = HistoryFit {
+            room: limit,
+            trimmed_room: history::trimmed_target(limit, inner.trim_step),
+            turns: turn_costs.len(),
+            kept_turns: turn_costs.len() - first,
+            kept_tokens: turn_costs[first..].iter().sum(),
+            next_older_tokens: first.checked_sub(1).map(|newest| turn_costs[newest]),
+            dropped_to_fit: first > by_rule,
+        };
         let kept_from = chat.kept_from(first);
         let mut history_tokens = 0;
         for index in (kept_from..chat.history.end).filter(|&index| !chat.is_instruction(index)) {
@@ -350,6 +364,7 @@ impl PromptAssembler {
             reserve: inner.reserve,
             parts,
             dropped,
+            history,
             context: fitted.context,
         })
     }

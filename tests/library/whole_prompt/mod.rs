@@ -5,6 +5,7 @@ mod cost;
 mod deadline;
 mod harmony;
 mod harmony_reference;
+mod history_fit;
 mod mistral_tools;
 mod nothing_lost;
 mod openai_tools;
