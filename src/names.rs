@@ -40,7 +40,7 @@ macro_rules! named_choice {
 
             fn from_str(name: &str) -> Result<Self, $crate::error::Error> {
                 if let Some(value) = <$type>::ALL
-                    .into_iter()
+                    .iter().copied()
                     .find(|value| value.as_str().eq_ignore_ascii_case(name))
                 {
                     return Ok(value);
@@ -88,7 +88,7 @@ macro_rules! named_choice {
             fn schema() -> ::utoipa::openapi::RefOr<::utoipa::openapi::schema::Schema> {
                 ::utoipa::openapi::ObjectBuilder::new()
                     .schema_type(::utoipa::openapi::Type::String)
-                    .enum_values(Some(<$type>::ALL.into_iter().map(<$type>::as_str)))
+                    .enum_values(Some(<$type>::ALL.iter().copied().map(<$type>::as_str)))
                     .into()
             }
         }
@@ -100,7 +100,7 @@ macro_rules! named_choice {
         impl $crate::names::Listed for $type {
             const EXPECTED: &'static str = $expected;
             fn names() -> Vec<&'static str> {
-                <$type>::ALL.into_iter().map(<$type>::as_str).collect()
+                <$type>::ALL.iter().copied().map(<$type>::as_str).collect()
             }
         }
     };

@@ -22,7 +22,8 @@ pub enum Overflow {
 
 impl Overflow {
     /// Every policy, in a fixed order.
-    pub const ALL: [Overflow; 3] = [Overflow::Truncate, Overflow::Stop, Overflow::Skip];
+    /// A slice, not an array: a new value does not change this constant's type.
+    pub const ALL: &[Overflow] = &[Overflow::Truncate, Overflow::Stop, Overflow::Skip];
 
     /// The policy's name: `"truncate"`, `"stop"` or `"skip"`.
     #[must_use]
@@ -51,7 +52,8 @@ pub enum Duplicates {
 
 impl Duplicates {
     /// Every mode, in a fixed order.
-    pub const ALL: [Duplicates; 3] = [
+    /// A slice, not an array: a new value does not change this constant's type.
+    pub const ALL: &[Duplicates] = &[
         Duplicates::UrlAndContent,
         Duplicates::Content,
         Duplicates::Keep,
@@ -88,7 +90,8 @@ pub enum Order {
 
 impl Order {
     /// Every order, in a fixed order.
-    pub const ALL: [Order; 3] = [Order::Score, Order::AsGiven, Order::Edges];
+    /// A slice, not an array: a new value does not change this constant's type.
+    pub const ALL: &[Order] = &[Order::Score, Order::AsGiven, Order::Edges];
 
     /// The order's name: `"score"`, `"as-given"` or `"edges"`.
     #[must_use]
@@ -121,7 +124,7 @@ mod tests {
 
     #[test]
     fn names_round_trip_in_any_case() {
-        for overflow in Overflow::ALL {
+        for &overflow in Overflow::ALL {
             assert_eq!(overflow.to_string().parse::<Overflow>().unwrap(), overflow);
             assert_eq!(
                 overflow
@@ -132,14 +135,14 @@ mod tests {
                 overflow
             );
         }
-        for duplicates in Duplicates::ALL {
+        for &duplicates in Duplicates::ALL {
             assert_eq!(
                 duplicates.to_string().parse::<Duplicates>().unwrap(),
                 duplicates
             );
         }
         assert_eq!(Overflow::Skip.to_string(), "skip");
-        for order in Order::ALL {
+        for &order in Order::ALL {
             assert_eq!(order.to_string().parse::<Order>().unwrap(), order);
         }
         assert_eq!(Duplicates::Keep.to_string(), "keep");

@@ -93,7 +93,7 @@ fuzz_target!(|data: &[u8]| {
     let options = Options::decode(*control, &results);
     for overflow in [Overflow::Truncate, Overflow::Stop, Overflow::Skip] {
         let builder = options.builder(overflow);
-        for format in BuiltinFormat::ALL {
+        for &format in BuiltinFormat::ALL {
             let outcome = builder.clone().format(format).build();
             let outcome = outcome.map(|assembler| assembler.assemble(&results));
             check(&options, overflow, format.name(), &results, outcome);

@@ -236,7 +236,7 @@ mod tests {
     #[test]
     fn the_codes_are_the_library_s_in_its_order() {
         assert_eq!(ErrorCode::ALL.len(), ErrorKind::ALL.len() + 1);
-        for (code, kind) in ErrorCode::ALL.iter().zip(ErrorKind::ALL) {
+        for (code, kind) in ErrorCode::ALL.iter().zip(ErrorKind::ALL.iter().copied()) {
             assert_eq!(code.as_str(), kind.code());
             assert_eq!(ErrorCode::of_kind(kind), *code);
             // napi-rs writes the enum's variant in upper snake case: the same text.

@@ -12,10 +12,12 @@ pub use previous::PreviousTurnReason;
 
 /// Everything that can go wrong when configuring an assembler or reading results.
 ///
-/// Assembling never fails: any text, score or size is handled. Errors come from configuration
-/// that can never produce a valid context (a header that alone is over the budget), from
-/// names that mean nothing (an unknown encoding), and from input that is not a valid list of
-/// results.
+/// Assembling a context never fails: any text, score or size is handled. Errors come from
+/// configuration that can never produce a valid context (a header that alone is over the
+/// budget), from names that mean nothing (an unknown encoding), from input that is not valid
+/// (a list of results, a conversation, tool definitions, a tokenizer file, a report), from a
+/// whole prompt that cannot fit its window or whose chat template raises or passes one of its
+/// bounds, and from a deadline that has passed.
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {

@@ -31,7 +31,8 @@ pub enum BuiltinFormat {
 
 impl BuiltinFormat {
     /// Every built-in format, in a fixed order.
-    pub const ALL: [BuiltinFormat; 2] = [BuiltinFormat::Plain, BuiltinFormat::Xml];
+    /// A slice, not an array: a new value does not change this constant's type.
+    pub const ALL: &[BuiltinFormat] = &[BuiltinFormat::Plain, BuiltinFormat::Xml];
 
     /// The format's name: `"plain"` or `"xml"`.
     #[must_use]
@@ -88,7 +89,7 @@ mod tests {
     #[test]
     fn each_writes_what_its_format_writes() {
         use crate::format::tests::render;
-        for format in BuiltinFormat::ALL {
+        for &format in BuiltinFormat::ALL {
             assert_eq!(render(&format), render(format.format()), "{format}");
         }
         assert_ne!(
@@ -100,7 +101,7 @@ mod tests {
 
     #[test]
     fn names_round_trip_in_any_case() {
-        for format in BuiltinFormat::ALL {
+        for &format in BuiltinFormat::ALL {
             assert_eq!(format.to_string().parse::<BuiltinFormat>().unwrap(), format);
             assert_eq!(
                 format

@@ -27,7 +27,8 @@ pub enum ContextPlacement {
 
 impl ContextPlacement {
     /// Every placement, in declaration order.
-    pub const ALL: [ContextPlacement; 4] = [
+    /// A slice, not an array: a new value does not change this constant's type.
+    pub const ALL: &[ContextPlacement] = &[
         ContextPlacement::User,
         ContextPlacement::System,
         ContextPlacement::Documents,

@@ -286,15 +286,15 @@ impl Settings {
             Some(all.iter().map(|&value| name(value)).collect())
         }
         match setting {
-            "encoding" => names(&Encoding::ALL, Encoding::as_str),
-            "engine" => names(&Engine::ALL, Engine::as_str),
-            "tokenizer_kind" => names(&TokenizerKind::ALL, TokenizerKind::as_str),
-            "format" => names(&BuiltinFormat::ALL, BuiltinFormat::as_str),
-            "dialect" => names(&Dialect::ALL, Dialect::as_str),
-            "overflow" => names(&Overflow::ALL, Overflow::as_str),
-            "duplicates" => names(&Duplicates::ALL, Duplicates::as_str),
-            "order" => names(&Order::ALL, Order::as_str),
-            "context_in" => names(&ContextPlacement::ALL, ContextPlacement::as_str),
+            "encoding" => names(Encoding::ALL, Encoding::as_str),
+            "engine" => names(Engine::ALL, Engine::as_str),
+            "tokenizer_kind" => names(TokenizerKind::ALL, TokenizerKind::as_str),
+            "format" => names(BuiltinFormat::ALL, BuiltinFormat::as_str),
+            "dialect" => names(Dialect::ALL, Dialect::as_str),
+            "overflow" => names(Overflow::ALL, Overflow::as_str),
+            "duplicates" => names(Duplicates::ALL, Duplicates::as_str),
+            "order" => names(Order::ALL, Order::as_str),
+            "context_in" => names(ContextPlacement::ALL, ContextPlacement::as_str),
             _ => None,
         }
     }

@@ -36,7 +36,8 @@ pub enum Engine {
 
 impl Engine {
     /// Every engine, in a fixed order.
-    pub const ALL: [Engine; 2] = [Engine::BpeOpenai, Engine::Tiktoken];
+    /// A slice, not an array: a new value does not change this constant's type.
+    pub const ALL: &[Engine] = &[Engine::BpeOpenai, Engine::Tiktoken];
 
     /// The engine's name: `"bpe-openai"` or `"tiktoken"`.
     #[must_use]
@@ -164,7 +165,7 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for engine in Engine::ALL {
+        for &engine in Engine::ALL {
             assert_eq!(Engine::from_name(engine.as_str()).unwrap(), engine);
             let json = serde_json::to_string(&engine).unwrap();
             assert_eq!(json, format!("\"{engine}\""));
@@ -178,7 +179,7 @@ mod tests {
 
     #[test]
     fn bpe_openai_lacks_the_older_encodings() {
-        for encoding in Encoding::ALL {
+        for &encoding in Encoding::ALL {
             assert!(OpenAiTokenizer::new(encoding, Engine::Tiktoken).is_ok());
         }
         assert!(OpenAiTokenizer::new(Encoding::O200kBase, Engine::BpeOpenai).is_ok());

@@ -21,7 +21,8 @@ pub enum TokenizerKind {
 
 impl TokenizerKind {
     /// Every kind, in a fixed order.
-    pub const ALL: [TokenizerKind; 2] = [TokenizerKind::Huggingface, TokenizerKind::Tekken];
+    /// A slice, not an array: a new value does not change this constant's type.
+    pub const ALL: &[TokenizerKind] = &[TokenizerKind::Huggingface, TokenizerKind::Tekken];
 
     /// The kind's name: `"huggingface"` or `"tekken"`.
     #[must_use]

@@ -34,7 +34,8 @@ pub enum TekkenVersion {
 
 impl TekkenVersion {
     /// Every version `mistral-common` 1.13 knows, oldest first.
-    pub const ALL: [TekkenVersion; 7] = [
+    /// A slice, not an array: a new value does not change this constant's type.
+    pub const ALL: &[TekkenVersion] = &[
         TekkenVersion::V1,
         TekkenVersion::V2,
         TekkenVersion::V3,
@@ -83,7 +84,7 @@ impl TekkenVersion {
             }
         };
         TekkenVersion::ALL
-            .into_iter()
+            .iter().copied()
             .find(|v| v.as_str() == text)
             .ok_or_else(|| {
                 Error::tokenizer_data(format!(
@@ -131,7 +132,7 @@ mod tests {
 
     #[test]
     fn every_known_version_is_read_by_its_name() {
-        for version in TekkenVersion::ALL {
+        for &version in TekkenVersion::ALL {
             assert_eq!(read(&format!("\"{version}\"")), Ok(version));
         }
         assert!(TekkenVersion::V3 < TekkenVersion::V7 && TekkenVersion::V11 < TekkenVersion::V13);

@@ -107,7 +107,7 @@ mod tests {
     #[test]
     fn lengths_are_learned_per_rank_and_match_the_decoded_tokens() {
         let text = "Grüße, 世界! 👩🏽‍💻 <|endoftext|>\n\n  tabs\tand spaces   ";
-        for encoding in Encoding::ALL {
+        for &encoding in Encoding::ALL {
             let bpe = tables(encoding).bpe;
             let mut lengths = Vec::new();
             token_lengths(encoding, text, &mut lengths);
@@ -126,7 +126,7 @@ mod tests {
 
     #[test]
     fn the_table_has_room_for_every_rank() {
-        for encoding in Encoding::ALL {
+        for &encoding in Encoding::ALL {
             let bpe = tables(encoding).bpe;
             assert!(bpe.decode_bytes(&[TABLE_RANKS as u32 - 1]).is_err());
         }

@@ -76,7 +76,7 @@ fn builder(budget: usize, engine: Engine) -> ContextBuilder {
 /// allocates per piece: 8,036 allocations for the 50 x 2 KiB request before, 364 after.)
 #[test]
 fn allocations_do_not_grow_with_input_bytes() {
-    for engine in Engine::ALL {
+    for &engine in Engine::ALL {
         input_bytes_do_not_add_allocations(engine);
     }
 }
@@ -122,7 +122,7 @@ fn input_bytes_do_not_add_allocations(engine: Engine) {
 
 #[test]
 fn allocations_per_block_are_bounded() {
-    for engine in Engine::ALL {
+    for &engine in Engine::ALL {
         allocations_per_extra_block_are_bounded(engine);
     }
 }

@@ -36,7 +36,7 @@ fn quotes(dialect: Dialect) -> bool {
 #[test]
 fn entries_are_the_blocks_in_each_dialect() {
     let results = pricing();
-    for dialect in Dialect::ALL {
+    for &dialect in Dialect::ALL {
         let assembler = assembler(dialect);
         let context = assembler.assemble(&results);
         common::check_invariants(&context, &results, &Encoding::O200kBase, false, None);
@@ -76,7 +76,7 @@ fn metadata_keeps_its_rules_in_every_entry() {
             ("chunk_id", "c-1"),
             ("lang", "en"),
         ])];
-    for dialect in Dialect::ALL {
+    for &dialect in Dialect::ALL {
         let assembler = ContextBuilder::new(500)
             .dialect(dialect)
             .hide_metadata_key("chunk_id")
@@ -107,7 +107,7 @@ fn metadata_keeps_its_rules_in_every_entry() {
 /// events, resolves the same.
 #[test]
 fn responses_resolve_the_same_whole_and_streamed() {
-    for dialect in Dialect::ALL {
+    for &dialect in Dialect::ALL {
         let whole = resolve(dialect, &response(dialect, "json")).unwrap();
         for kind in stream_kinds(dialect) {
             assert_eq!(
@@ -139,7 +139,7 @@ fn responses_resolve_the_same_whole_and_streamed() {
 /// units, and Cohere's offsets count characters (Python string indices).
 #[test]
 fn places_are_bytes_and_utf16_units_of_the_answer() {
-    for dialect in Dialect::ALL {
+    for &dialect in Dialect::ALL {
         let resolution = resolve(dialect, &response(dialect, "json")).unwrap();
         let answer = resolution.answer.as_deref().unwrap();
         assert!(
@@ -260,7 +260,7 @@ proptest! {
     fn any_chunking_of_a_stream_resolves_as_the_whole(
         cuts in prop::collection::vec(any::<usize>(), 0..12),
         dialect in prop::sample::select(
-            Dialect::ALL.into_iter().filter(|&d| d != Dialect::Bedrock).collect::<Vec<_>>()
+            Dialect::ALL.iter().copied().filter(|&d| d != Dialect::Bedrock).collect::<Vec<_>>()
         ),
     ) {
         chunked_equals_whole(dialect, &cuts)?;
@@ -308,7 +308,7 @@ fn markers_and_anthropic_citations_resolve_to_the_same_citations() {
 /// The verifier: a quote changed by one character is not verified, wherever the change is.
 #[test]
 fn a_quote_changed_by_one_character_is_unverified() {
-    for dialect in Dialect::ALL.into_iter().filter(|&d| quotes(d)) {
+    for dialect in Dialect::ALL.iter().copied().filter(|&d| quotes(d)) {
         let whole = response(dialect, "json");
         let resolution = resolve(dialect, &whole).unwrap();
         let quote = &resolution.cited[1].quotes[0];
@@ -426,7 +426,7 @@ fn bad_responses_are_errors_naming_the_place() {
 #[test]
 fn follow_up_turns_keep_earlier_entries_first_and_the_same() {
     let results = pricing();
-    for dialect in Dialect::ALL {
+    for &dialect in Dialect::ALL {
         let assembler = ContextBuilder::new(400).dialect(dialect).build().unwrap();
         let first = assembler.assemble(&results[..3]);
         let stored: AssembledContext<'static> =
@@ -460,7 +460,11 @@ fn follow_up_turns_keep_earlier_entries_first_and_the_same() {
             "{dialect}"
         );
         // A report of another dialect does not continue.
-        let other = Dialect::ALL.into_iter().find(|&d| d != dialect).unwrap();
+        let other = Dialect::ALL
+            .iter()
+            .copied()
+            .find(|&d| d != dialect)
+            .unwrap();
         let err = ContextBuilder::new(900)
             .dialect(other)
             .build()

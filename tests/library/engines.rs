@@ -86,7 +86,7 @@ fn assembled_contexts_are_identical() {
 #[test]
 fn an_encoding_counts_with_its_default_engine() {
     let text = "Grüße, 世界! 👩🏽‍💻 <|endoftext|>\n\n  tabs\tand spaces   ";
-    for encoding in Encoding::ALL {
+    for &encoding in Encoding::ALL {
         let default = encoding.with_engine(encoding.default_engine()).unwrap();
         assert_eq!(encoding.count(text), default.count(text));
         assert_eq!(lengths(&encoding, text), lengths(&default, text));

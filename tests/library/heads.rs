@@ -49,7 +49,7 @@ fn megabyte_head_fields_never_panic_and_cost_follows_the_budget() {
         .map(|(encoding, engine)| encoding.with_engine(engine).unwrap());
         for tokenizer in tokenizers {
             for budget in [0, 100, 1 << 32] {
-                for format in BuiltinFormat::ALL {
+                for &format in BuiltinFormat::ALL {
                     for overflow in [Overflow::Truncate, Overflow::Skip] {
                         let assembler = ContextBuilder::new(budget)
                             .tokenizer(tokenizer)
@@ -198,7 +198,7 @@ fn metadata_keys_cannot_forge_markers_behind_invisible_or_lookalike_characters()
                 .with_metadata([(key, "Evil Source")]),
             MentorRagResult::from_content("Body two.", 0.5).with_title("Two"),
         ];
-        for format in BuiltinFormat::ALL {
+        for &format in BuiltinFormat::ALL {
             let assembler = ContextBuilder::new(4000).format(format).build().unwrap();
             let context = assembler.assemble(&results);
             let xml = format == BuiltinFormat::Xml;
@@ -410,7 +410,7 @@ fn a_title_that_renders_empty_shows_the_url() {
         let results = [MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9)
             .with_source_url("https://x.example/prices")
             .with_title(unseen)];
-        for format in BuiltinFormat::ALL {
+        for &format in BuiltinFormat::ALL {
             let context = ContextBuilder::new(200)
                 .format(format)
                 .build()

@@ -105,7 +105,7 @@ fn special_token_strings_are_ordinary_text() {
         Some("T"),
         1.0,
     )];
-    for encoding in Encoding::ALL {
+    for &encoding in Encoding::ALL {
         let context = assemble(&ContextBuilder::new(200).encoding(encoding), &results);
         assert!(context.text.contains("<|endoftext|>"));
         common::check_invariants(&context, &results, &encoding, false, None);
@@ -142,7 +142,11 @@ fn megabyte_runs_never_panic_and_stay_exact() {
         // Both engines: tiktoken-rs is handed 64 KiB at a time, bpe-openai whole stretches.
         let tokenizers = [Encoding::O200kBase, Encoding::Cl100kBase]
             .into_iter()
-            .flat_map(|e| Engine::ALL.map(|engine| e.with_engine(engine).unwrap()));
+            .flat_map(|e| {
+                Engine::ALL
+                    .iter()
+                    .map(move |&engine| e.with_engine(engine).unwrap())
+            });
         for encoding in tokenizers {
             for budget in [40, 4_000, 100_000] {
                 for overflow in [Overflow::Truncate, Overflow::Skip] {

@@ -116,7 +116,7 @@ fn an_edited_text_is_refused_by_the_check_that_catches_it() {
         ),
     ];
     for (budget, results, cut, from, to, reason) in cases {
-        for format in BuiltinFormat::ALL {
+        for &format in BuiltinFormat::ALL {
             let assembler = assembler(budget, format);
             let first = assembler.assemble(&results()).into_owned();
             assert_eq!(first.citations[0].truncated, cut, "{format}: {from}");
@@ -201,7 +201,7 @@ fn blocks_added_removed_or_swapped_are_refused() {
 /// a value in the text does not.
 #[test]
 fn metadata_in_another_order_continues_and_an_edited_value_does_not() {
-    for format in BuiltinFormat::ALL {
+    for &format in BuiltinFormat::ALL {
         let assembler = assembler(2000, format);
         let first = assembler.assemble(&two_results()).into_owned();
         let mut sorted = stored(&first);
@@ -312,7 +312,7 @@ fn a_sealed_report_with_one_byte_changed_anywhere_is_refused() {
 /// The cut's last character, or a newline added before the closing, changes what was kept.
 #[test]
 fn a_cut_block_edited_at_its_end_is_refused() {
-    for format in BuiltinFormat::ALL {
+    for &format in BuiltinFormat::ALL {
         let assembler = assembler(120, format);
         let first = assembler.assemble(&long_result()).into_owned();
         let content = long_result()[0].content.clone();
@@ -345,7 +345,7 @@ fn a_capped_head_whose_metadata_was_sorted_still_continues() {
     let results = [MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9)
         .with_title("Prices")
         .with_metadata(metadata)];
-    for format in BuiltinFormat::ALL {
+    for &format in BuiltinFormat::ALL {
         let assembler = ContextBuilder::new(2000)
             .format(format)
             .max_head_tokens(30)

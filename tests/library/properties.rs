@@ -156,7 +156,7 @@ proptest! {
     /// encodings.
     #[test]
     fn exact_splits_add_up(text in hostile_text()) {
-        for encoding in Encoding::ALL {
+        for &encoding in Encoding::ALL {
             let whole = encoding.count(&text);
             for (at, _) in text.char_indices() {
                 if openai_splits_exactly(&text, at) {

@@ -181,7 +181,7 @@ fn a_web_search_citation_is_reported_as_not_ours() {
 /// as server-sent events, in the library every front end calls.
 #[test]
 fn a_byte_order_mark_before_a_response_is_not_text() {
-    for dialect in Dialect::ALL {
+    for &dialect in Dialect::ALL {
         for kind in ["json", "jsonl", "sse"] {
             if dialect == Dialect::Bedrock && kind == "sse" {
                 continue;

@@ -291,7 +291,7 @@ fn hostile_sizes_stay_exact_with_every_option() {
             }
         })
         .collect();
-    for order in Order::ALL {
+    for &order in Order::ALL {
         let context = ContextBuilder::new(2000)
             .order(order)
             .max_head_tokens(24)

@@ -95,7 +95,7 @@ fn fixtures() {
 #[test]
 fn orders() {
     let results = common::fixture("support");
-    for order in Order::ALL {
+    for &order in Order::ALL {
         for xml in [false, true] {
             let builder = ContextBuilder::new(1500).order(order);
             let (context, format) = assemble_in(builder, xml, &results, common::check_any_order);

@@ -273,7 +273,7 @@ fn counts_are_recounted_as_they_were_counted_whatever_the_tokenizer() {
     let mut inputs = results();
     inputs.push(MentorRagResult::from_content(long, 0.7).with_title("Terms"));
     let mut cut = 0;
-    for format in BuiltinFormat::ALL {
+    for &format in BuiltinFormat::ALL {
         for budget in [60, 90, 150, 400] {
             let assembler = ContextBuilder::new(budget)
                 .format(format)

@@ -315,15 +315,18 @@ mod tests {
                     .possible_values()
                     .unwrap()
                     .collect::<Vec<_>>(),
-                Overflow::ALL.map(Overflow::as_str).to_vec(),
+                Overflow::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>(),
             ),
             (
                 order_parser().possible_values().unwrap().collect(),
-                Order::ALL.map(Order::as_str).to_vec(),
+                Order::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>(),
             ),
             (
                 duplicates_parser().possible_values().unwrap().collect(),
-                Duplicates::ALL.map(Duplicates::as_str).to_vec(),
+                Duplicates::ALL
+                    .iter()
+                    .map(|v| v.as_str())
+                    .collect::<Vec<_>>(),
             ),
         ] {
             let listed: Vec<&str> = parser.iter().map(PossibleValue::get_name).collect();

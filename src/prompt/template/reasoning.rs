@@ -29,7 +29,8 @@ pub enum ReasoningEffort {
 
 impl ReasoningEffort {
     /// Every effort, from the least.
-    pub const ALL: [ReasoningEffort; 3] = [
+    /// A slice, not an array: a new value does not change this constant's type.
+    pub const ALL: &[ReasoningEffort] = &[
         ReasoningEffort::Low,
         ReasoningEffort::Medium,
         ReasoningEffort::High,

@@ -28,15 +28,15 @@ fn serde_names<T: Serialize>(all: &[T]) -> Vec<String> {
 #[test]
 fn choices_are_the_names_serde_writes_and_only_for_choices() {
     for (setting, names) in [
-        ("encoding", serde_names(&Encoding::ALL)),
-        ("engine", serde_names(&Engine::ALL)),
-        ("tokenizer_kind", serde_names(&TokenizerKind::ALL)),
-        ("format", serde_names(&BuiltinFormat::ALL)),
-        ("dialect", serde_names(&Dialect::ALL)),
-        ("overflow", serde_names(&Overflow::ALL)),
-        ("duplicates", serde_names(&Duplicates::ALL)),
-        ("order", serde_names(&Order::ALL)),
-        ("context_in", serde_names(&ContextPlacement::ALL)),
+        ("encoding", serde_names(Encoding::ALL)),
+        ("engine", serde_names(Engine::ALL)),
+        ("tokenizer_kind", serde_names(TokenizerKind::ALL)),
+        ("format", serde_names(BuiltinFormat::ALL)),
+        ("dialect", serde_names(Dialect::ALL)),
+        ("overflow", serde_names(Overflow::ALL)),
+        ("duplicates", serde_names(Duplicates::ALL)),
+        ("order", serde_names(Order::ALL)),
+        ("context_in", serde_names(ContextPlacement::ALL)),
     ] {
         assert!(names.len() >= 2, "{setting}: {names:?}");
         assert_eq!(

@@ -221,7 +221,7 @@ fn the_reasoning_effort_is_written() {
             .unwrap()
     };
     assert!(text(ChatTemplate::harmony()).contains("\n\nReasoning: medium\n\n"));
-    for effort in ReasoningEffort::ALL {
+    for &effort in ReasoningEffort::ALL {
         let written = text(ChatTemplate::harmony_with(effort));
         assert!(
             written.contains(&format!("\n\nReasoning: {effort}\n\n")),
