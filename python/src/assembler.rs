@@ -266,6 +266,7 @@ pub(crate) fn _kept_bytes(assembler: &PyAssembler) -> Option<usize> {
 /// For `python/benches/measure.py` (issue 34): `assemble`, with the report built by
 /// `pythonize` instead of `pyser`, so both are timed in the same run. Not the same dict:
 /// `pythonize` writes an `f32` score as its `f64`; the benchmark prints where they differ.
+#[cfg(feature = "bench")]
 #[pyfunction]
 pub(crate) fn _assemble_pythonize<'py>(
     py: Python<'py>,
@@ -281,9 +282,11 @@ pub(crate) fn _assemble_pythonize<'py>(
 
 /// For `python/benches/measure.py` (issue 34): a report read once from its JSON text, built
 /// as Python objects by either writer, to time the building alone.
+#[cfg(feature = "bench")]
 #[pyclass(name = "_Report", module = "mentor_context", frozen)]
 pub(crate) struct ReadReport(mentor_context::AssembledContext<'static>);
 
+#[cfg(feature = "bench")]
 #[pymethods]
 impl ReadReport {
     #[new]

@@ -43,7 +43,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<stream::PyResolver>()?;
     m.add_class::<stream::PyCitationStream>()?;
     m.add_function(wrap_pyfunction!(assembler::_time_rust_assemble, m)?)?;
+    #[cfg(feature = "bench")]
     m.add_function(wrap_pyfunction!(assembler::_assemble_pythonize, m)?)?;
+    #[cfg(feature = "bench")]
     m.add_class::<assembler::ReadReport>()?;
     m.add_function(wrap_pyfunction!(assembler::_kept_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(settings::_settings_names, m)?)?;

@@ -88,3 +88,11 @@ def test_with_budget_is_a_new_budget_on_the_same_configuration(cli):
     assert base.with_budget(200).assemble(load(fixture)) == json.loads(expected)
     assert base.budget == 4000
     assert (base.with_budget(200).budget, base.format, base.encoding) == (200, "xml", "o200k_base")
+
+
+def test_the_installed_wheel_has_no_benchmark_hooks():
+    # pythonize and the hooks timing it are built only with the `bench` feature (issue 48).
+    from mentor_context import _native
+    assert not hasattr(_native, "_assemble_pythonize")
+    assert not hasattr(_native, "_Report")
+    assert hasattr(_native, "_kept_bytes")
