@@ -1,6 +1,6 @@
 """The README's Python figures, measured in one run (not a test: timings vary with load).
 
-    (cd python && maturin develop --release --features bench)   # the hooks below
+    (cd python && maturin develop --release --features pyo3/extension-module,bench)   # the hooks below
     python python/benches/measure.py [path/to/mentor-context]
 
 1. `Assembler.assemble` over the Rust in-process call on the 50 x 2 KiB bench request
