@@ -166,3 +166,43 @@ test('keyboard only: Tab reaches every marker and chip; Enter and Space open eac
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('the Blazor example\'s interop module shows what feeding the elements shows, and reports the chosen chip', async () => {
+  // ui/examples/blazor/mentor-interop.js called as RagSourcePanel.razor calls it: the elements
+  // (Blazor's ElementReferences), the JSON texts, and a DotNetObjectReference's invokeMethodAsync.
+  const { context, page, problems } = await open();
+  const { report, resolution } = pricing();
+  await feed(page, { report, answer: ANSWER, resolution });
+  const whole = await answerDom(page, 'answer');
+  await page.evaluate(async ({ r, a, res }) => {
+    const interop = await import('/ui/examples/blazor/mentor-interop.js');
+    const streamed = document.getElementById('streamed');
+    window.calls = [];
+    const dotnet = { invokeMethodAsync: (name, ...args) => { window.calls.push([name, ...args]); return Promise.resolve(); } };
+    window.listener = interop.listen(streamed, dotnet);
+    // A first answer, then this one: nothing of the first may stay.
+    interop.show(document.getElementById('sources'), streamed, JSON.stringify(r), 'Other [2] text [1].', null);
+    interop.show(document.getElementById('sources'), streamed, JSON.stringify(r), a, JSON.stringify(res));
+  }, { r: report, a: ANSWER, res: resolution });
+  assert.equal(await answerDom(page, 'streamed'), whole);
+  const { calls, cards } = await page.evaluate(() => {
+    const streamed = document.getElementById('streamed');
+    const cards = [];
+    for (const b of streamed.shadowRoot.querySelectorAll('button')) {
+      b.click();
+      cards.push(streamed.shadowRoot.getElementById(b.getAttribute('aria-controls')).textContent);
+    }
+    window.listener.dispose();
+    streamed.shadowRoot.querySelector('button').click();
+    return { calls: window.calls, cards };
+  });
+  // The resolution reached the element: its verified quotes fill the cards.
+  assert.ok(cards.some((text) => text.includes('Quote found in the source.')), cards.join('\n'));
+  const markers = scan(ANSWER, new Set(report.citations.map((c) => c.index))).filter((m) => !m.unknown || m.indexes.length);
+  assert.ok(calls.length >= 3, 'each marker reports its chip');
+  assert.deepEqual(calls.map((c) => c[0]), calls.map(() => 'Cited'));
+  assert.deepEqual(calls.map((c) => c[1]), markers.filter((m) => m.indexes.some((i) => report.citations.some((c) => c.index === i)))
+    .map((m) => m.indexes.find((i) => report.citations.some((c) => c.index === i))));
+  assert.deepEqual(problems, []);
+  await context.close();
+});
