@@ -42,7 +42,8 @@ fn sent(dialect: Dialect) -> &'static Sent {
     let all = SENT.get_or_init(|| {
         let results = common::pricing();
         Dialect::ALL
-            .iter().copied()
+            .iter()
+            .copied()
             .map(|dialect| {
                 let assembler = ContextBuilder::new(600).dialect(dialect).build().unwrap();
                 let report = assembler.assemble(&results).into_owned();
