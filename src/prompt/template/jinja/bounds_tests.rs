@@ -194,6 +194,48 @@ fn the_deepest_value_the_fuel_allows_does_not_overflow_the_stack() {
     );
 }
 
+/// The stack's other bound, by source: with fuel to spare (a long conversation's), two values
+/// 200,000 levels deep, built apart from `[[...]]` literals in 880 KB of source, are compared
+/// level by level and dropped on the stack their source, not their fuel, sizes. (Kills the
+/// mutant `STACK_PER_FUEL / 3 / 2` of `STACK_PER_LEVEL`: 341 bytes a source byte overflow
+/// here; 500 do not.)
+#[test]
+fn the_deepest_value_the_source_allows_does_not_overflow_the_stack() {
+    let level = |name: &str| {
+        format!(
+            "{{% set {name} = {}{name}{} %}}",
+            "[".repeat(50),
+            "]".repeat(50)
+        )
+    };
+    let source = format!(
+        "{{% set x = 1 %}}{{% set y = 1 %}}{}{}{{{{ x == y }}}}",
+        level("x").repeat(4_000),
+        level("y").repeat(4_000)
+    );
+    let template = JinjaTemplate::new(&source).unwrap();
+    let messages = chat();
+    let input_bytes = 1 << 30;
+    let fuel = super::bounds::fuel_for(2, input_bytes);
+    let by_fuel = super::bounds::stack_for(fuel, usize::MAX, 0);
+    let stack = super::bounds::stack_for(fuel, source.len(), 200);
+    assert!(
+        stack < by_fuel,
+        "the source's bound decides: {stack} of {by_fuel}"
+    );
+    let out = template.render(&RenderInput {
+        messages: &messages,
+        documents: None,
+        tools: None,
+        options: None,
+        bos_token: None,
+        eos_token: None,
+        date: "2026-12-02".parse::<ConversationDate>().unwrap(),
+        input_bytes,
+    });
+    assert_eq!(out.unwrap(), "True");
+}
+
 /// The premise of the stack's bound by source: a value set in a loop is the iteration's own,
 /// so nesting does not grow with the iterations (it grows with the source, or in a namespace,
 /// whose stores are held to the depth bound); and a real template's stack stays small however
