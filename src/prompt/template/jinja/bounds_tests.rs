@@ -262,6 +262,17 @@ fn nesting_outlives_a_loop_only_through_a_namespace() {
     assert!(super::bounds::stack_for(fuel, usize::MAX, 200) > 1 << 30);
 }
 
+/// `~` of strings and `in` on a string pay for the bytes they make or search, a fuel per 64
+/// bytes, as minijinja pays for the strings it makes. (Kills `fuel_for_bytes` made 0 or 1.)
+#[test]
+fn concatenating_or_searching_strings_pays_by_the_byte() {
+    let base = fuel_used("{% set s = 'x' * 64000 %}{% set t = s %}");
+    let concat = fuel_used("{% set s = 'x' * 64000 %}{% set t = s ~ s %}");
+    let search = fuel_used("{% set s = 'x' * 64000 %}{% set t = 'y' in s %}");
+    assert!(concat >= base + 2000, "{concat} against {base}");
+    assert!(search >= base + 1000, "{search} against {base}");
+}
+
 fn fuel_used(source: &str) -> u64 {
     let template = JinjaTemplate::new(source).unwrap();
     let messages = chat();
