@@ -54,13 +54,16 @@ fn a_chain_of_comparisons_holding_in_is_refused() {
 }
 
 /// What `in` answers past the strings, as minijinja's own `in` does: nothing is in an
-/// undefined value or in a macro, and a number is looked for in a string as its text.
-/// (Kills the deletion of `contains`' arms for `Undefined` and `Plain`, and its guard
-/// `is_container(needle)` made `true`.)
+/// undefined value, a macro or a function (`range`, a plain object), and a number is looked
+/// for in a string as its text. (Kills the deletion of `contains`' arms for `Undefined` and
+/// `Plain`, and its guard `is_container(needle)` made `true`.)
 #[test]
 fn in_answers_for_undefined_values_macros_and_numbers() {
-    let source = "{% macro m() %}{% endmacro %}{{ 'a' in nothing }}|{{ 'a' in m }}|{{ 1 in 'a1' }}|{{ 2 in 'a1' }}";
-    assert_eq!(render(source, &chat()).unwrap(), "False|False|True|False");
+    let source = "{% macro m() %}{% endmacro %}{{ 'a' in nothing }}|{{ 'a' in m }}|{{ 'a' in range }}|{{ 1 in 'a1' }}|{{ 2 in 'a1' }}";
+    assert_eq!(
+        render(source, &chat()).unwrap(),
+        "False|False|False|True|False"
+    );
 }
 
 /// The filters that take text write a container as Python's `str()` of it and take every
