@@ -233,7 +233,7 @@ mod tests {
         /// Whether this call is one the writer is not ready for (every second one).
         fn stutters(&mut self) -> bool {
             self.calls += 1;
-            self.calls % 2 == 0
+            self.calls.is_multiple_of(2)
         }
     }
 
