@@ -219,6 +219,95 @@ mod tests {
         );
     }
 
+    /// A writer that is not ready every other call, and takes at most 7 bytes when it is;
+    /// it records how much it held when it was flushed or shut down.
+    #[derive(Default)]
+    struct Stuttering {
+        written: Vec<u8>,
+        calls: usize,
+        flushed_at: Option<usize>,
+        shut_at: Option<usize>,
+    }
+
+    impl Stuttering {
+        /// Whether this call is one the writer is not ready for (every second one).
+        fn stutters(&mut self) -> bool {
+            self.calls += 1;
+            self.calls.is_multiple_of(2)
+        }
+    }
+
+    impl tokio::io::AsyncWrite for Stuttering {
+        fn poll_write(
+            mut self: std::pin::Pin<&mut Self>,
+            cx: &mut std::task::Context<'_>,
+            buf: &[u8],
+        ) -> std::task::Poll<std::io::Result<usize>> {
+            if self.stutters() {
+                cx.waker().wake_by_ref();
+                return std::task::Poll::Pending;
+            }
+            let n = buf.len().min(7);
+            self.written.extend_from_slice(&buf[..n]);
+            std::task::Poll::Ready(Ok(n))
+        }
+        fn poll_flush(
+            mut self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            self.flushed_at = Some(self.written.len());
+            std::task::Poll::Ready(Ok(()))
+        }
+        fn poll_shutdown(
+            mut self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            self.shut_at = Some(self.written.len());
+            std::task::Poll::Ready(Ok(()))
+        }
+    }
+
+    /// A connection that is not ready partway through a rewritten refusal: the write is taken
+    /// whole, and a flush or a shutdown first writes the rest of the refusal (polled again
+    /// while the connection is not ready, never more often than there are bytes), then
+    /// flushes or shuts down the connection itself.
+    #[test]
+    fn a_flush_or_shutdown_writes_the_rest_of_a_refusal_first() {
+        use std::pin::Pin;
+        use std::task::Poll;
+        use tokio::io::AsyncWrite;
+        let head = b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n";
+        let whole = rewritten(head).expect("rewritten");
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        for shutdown in [false, true] {
+            let mut connection = super::Refusals::new(Stuttering::default());
+            let taken = Pin::new(&mut connection).poll_write(&mut cx, head);
+            assert!(matches!(taken, Poll::Ready(Ok(n)) if n == head.len()));
+            assert!(connection.inner.written.len() < whole.len());
+            let mut polls = 0;
+            loop {
+                let done = if shutdown {
+                    Pin::new(&mut connection).poll_shutdown(&mut cx)
+                } else {
+                    Pin::new(&mut connection).poll_flush(&mut cx)
+                };
+                polls += 1;
+                match done {
+                    Poll::Ready(done) => break done.unwrap(),
+                    Poll::Pending => assert!(polls <= whole.len(), "never done"),
+                }
+            }
+            let inner = &connection.inner;
+            assert_eq!(inner.written, whole, "shutdown: {shutdown}");
+            let (done_at, other) = if shutdown {
+                (inner.shut_at, inner.flushed_at)
+            } else {
+                (inner.flushed_at, inner.shut_at)
+            };
+            assert_eq!((done_at, other), (Some(whole.len()), None));
+        }
+    }
+
     /// Each of hyper's refusals gets its own code and a detail naming its cause; a status
     /// hyper has no cause for here is a request that cannot be read.
     #[test]

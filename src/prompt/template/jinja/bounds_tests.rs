@@ -194,6 +194,48 @@ fn the_deepest_value_the_fuel_allows_does_not_overflow_the_stack() {
     );
 }
 
+/// The stack's other bound, by source: with fuel to spare (a long conversation's), two values
+/// 200,000 levels deep, built apart from `[[...]]` literals in 880 KB of source, are compared
+/// level by level and dropped on the stack their source, not their fuel, sizes. (Kills the
+/// mutant `STACK_PER_FUEL / 3 / 2` of `STACK_PER_LEVEL`: 341 bytes a source byte overflow
+/// here; 500 do not.)
+#[test]
+fn the_deepest_value_the_source_allows_does_not_overflow_the_stack() {
+    let level = |name: &str| {
+        format!(
+            "{{% set {name} = {}{name}{} %}}",
+            "[".repeat(50),
+            "]".repeat(50)
+        )
+    };
+    let source = format!(
+        "{{% set x = 1 %}}{{% set y = 1 %}}{}{}{{{{ x == y }}}}",
+        level("x").repeat(4_000),
+        level("y").repeat(4_000)
+    );
+    let template = JinjaTemplate::new(&source).unwrap();
+    let messages = chat();
+    let input_bytes = 1 << 30;
+    let fuel = super::bounds::fuel_for(2, input_bytes);
+    let by_fuel = super::bounds::stack_for(fuel, usize::MAX, 0);
+    let stack = super::bounds::stack_for(fuel, source.len(), 200);
+    assert!(
+        stack < by_fuel,
+        "the source's bound decides: {stack} of {by_fuel}"
+    );
+    let out = template.render(&RenderInput {
+        messages: &messages,
+        documents: None,
+        tools: None,
+        options: None,
+        bos_token: None,
+        eos_token: None,
+        date: "2026-12-02".parse::<ConversationDate>().unwrap(),
+        input_bytes,
+    });
+    assert_eq!(out.unwrap(), "True");
+}
+
 /// The premise of the stack's bound by source: a value set in a loop is the iteration's own,
 /// so nesting does not grow with the iterations (it grows with the source, or in a namespace,
 /// whose stores are held to the depth bound); and a real template's stack stays small however
@@ -218,6 +260,17 @@ fn nesting_outlives_a_loop_only_through_a_namespace() {
     let stack = super::bounds::stack_for(fuel, 5_000, 200);
     assert!(stack < 32 << 20, "{stack}");
     assert!(super::bounds::stack_for(fuel, usize::MAX, 200) > 1 << 30);
+}
+
+/// `~` of strings and `in` on a string pay for the bytes they make or search, a fuel per 64
+/// bytes, as minijinja pays for the strings it makes. (Kills `fuel_for_bytes` made 0 or 1.)
+#[test]
+fn concatenating_or_searching_strings_pays_by_the_byte() {
+    let base = fuel_used("{% set s = 'x' * 64000 %}{% set t = s %}");
+    let concat = fuel_used("{% set s = 'x' * 64000 %}{% set t = s ~ s %}");
+    let search = fuel_used("{% set s = 'x' * 64000 %}{% set t = 'y' in s %}");
+    assert!(concat >= base + 2000, "{concat} against {base}");
+    assert!(search >= base + 1000, "{search} against {base}");
 }
 
 fn fuel_used(source: &str) -> u64 {

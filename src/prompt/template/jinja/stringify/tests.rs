@@ -1,6 +1,7 @@
 use minijinja::syntax::SyntaxConfig;
 
 use super::rewrite_operators;
+use crate::prompt::template::jinja::tests::{chat, render};
 
 fn rewrite(source: &str) -> String {
     rewrite_operators(source, SyntaxConfig::default()).unwrap()
@@ -45,4 +46,31 @@ fn a_parenthesized_left_operand_of_in_keeps_its_parentheses() {
 fn a_chain_of_comparisons_holding_in_is_refused() {
     let err = rewrite_operators("{{ a < b in c }}", SyntaxConfig::default()).unwrap_err();
     assert!(err.to_string().contains("chain of comparisons"), "{err}");
+    // The line is the chain's (kills `line_of` made 0 or 1), and a chain without `in` is
+    // left as it is (kills the refusal's guard made `true`).
+    let err = rewrite_operators("\n\n{{ a < b in c }}", SyntaxConfig::default()).unwrap_err();
+    assert!(err.to_string().contains("(line 3)"), "{err}");
+    assert_eq!(rewrite("{{ a < b < c }}"), "{{ a < b < c }}");
+}
+
+/// What `in` answers past the strings, as minijinja's own `in` does: nothing is in an
+/// undefined value, a macro or a function (`range`, a plain object), and a number is looked
+/// for in a string as its text. (Kills the deletion of `contains`' arms for `Undefined` and
+/// `Plain`, and its guard `is_container(needle)` made `true`.)
+#[test]
+fn in_answers_for_undefined_values_macros_and_numbers() {
+    let source = "{% macro m() %}{% endmacro %}{{ 'a' in nothing }}|{{ 'a' in m }}|{{ 'a' in range }}|{{ 1 in 'a1' }}|{{ 2 in 'a1' }}";
+    assert_eq!(
+        render(source, &chat()).unwrap(),
+        "False|False|False|True|False"
+    );
+}
+
+/// The filters that take text write a container as Python's `str()` of it and take every
+/// other argument as it is: the width of `indent` stays a number. (Kills `as_text`'s `&&`
+/// made `||`, and `is_container` made `true`.)
+#[test]
+fn text_filters_take_their_other_arguments_as_they_are() {
+    let out = render("{{ 'a\nb'|indent(2, true) }}|{{ [1, 'x']|upper }}", &chat()).unwrap();
+    assert_eq!(out, "  a\n  b|[1, 'X']");
 }
