@@ -9,7 +9,7 @@
 //!   `__mentor_concat(A, B)`, which writes Python's `str()` of both sides through a
 //!   [`Meter`], paid for before it is written;
 //! - **`in` with a string on the right**: `A in B` becomes `__mentor_in(A, B)`, which refuses a
-//!   container on the left as Python does (`'in <string>' requires string as left operand`)
+//!   non-string on the left as Python does (`'in <string>' requires string as left operand`)
 //!   and otherwise asks minijinja's own `in` test; `not in` keeps its `not`. A chain of
 //!   comparisons holding `in` (`a < b in c`) is refused when the template is loaded: no chat
 //!   template writes one, and splitting the chain would change what it means;
@@ -167,15 +167,15 @@ fn contains(state: &State, needle: &Value, haystack: &Value) -> Result<bool, Err
             state.consume_fuel(fuel_for_bytes(text.len()))?;
             match needle.kind() {
                 ValueKind::String => Ok(text.contains(needle.as_str().unwrap_or_default())),
-                _ if is_container(needle) => Err(Error::new(
+                // Python refuses anything else, a number or none as much as a list; minijinja
+                // would look for a number's text.
+                _ => Err(Error::new(
                     ErrorKind::InvalidOperation,
                     format!(
                         "'in <string>' requires string as left operand, not {}",
                         needle.kind()
                     ),
                 )),
-                // A number, a boolean, none: a few bytes.
-                _ => Ok(text.contains(&needle.to_string())),
             }
         }
         ValueKind::Map => Ok(haystack
