@@ -164,6 +164,9 @@ fn templates_turning_containers_into_text_allocate_within_their_fuel() {
         "{{ 'abc' is startingwith([s] * 2000) }}",
         "{{ ([s] * 2000) in 'abc' }}",
         "{{ ([s] * 2000) is in 'abc' }}",
+        // A dict printed: its items go through the metered repr too, not minijinja's Display.
+        "{{ {'a': [s] * 2000} }}",
+        "{{ '' ~ {'a': [s] * 2000} }}",
     ];
     for case in cases {
         let template = ChatTemplate::jinja(
