@@ -379,3 +379,23 @@ fn the_output_allows_each_message_its_framing() {
         .unwrap();
     assert!(out.len() > 200_000 * 16 + (4 << 20), "{}", out.len());
 }
+/// A dict printed is as deep as its values and its keys: the deepest value a namespace may
+/// hold (256 levels), put one level down as a dict's value or as its key, is refused by
+/// `repr`'s own bound. (Kills `depth + 1` made `depth * 1` for a dict's keys and values.)
+#[test]
+fn a_dict_one_level_deeper_than_a_namespace_holds_is_refused_when_printed() {
+    for (wrap, show) in [
+        ("{'a': ns.x}", "{{ {'b': ns.x} }}"),
+        ("(ns.x,)", "{{ {ns.x: 1} }}"),
+    ] {
+        let store = format!(
+            "{{% set ns = namespace(x=1) %}}{{% for i in range(256) %}}{{% set ns.x = {wrap} %}}{{% endfor %}}"
+        );
+        assert!(render(&format!("{store}stored"), &chat()).is_ok(), "{wrap}");
+        let error = render(&format!("{store}{show}"), &chat()).unwrap_err();
+        assert!(
+            error.contains("repr: the value is nested more than 256 levels deep"),
+            "{show}: {error}"
+        );
+    }
+}
