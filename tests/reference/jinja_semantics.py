@@ -31,7 +31,7 @@ for s in STRINGS:
         CASES.append("{{ %s.%s }}" % (lit, method))
 CASES += [
     "{{ (1, 'a') }}|{{ (1,) }}|{{ () }}",
-    "{{ [1, 'x', none, true, 1.0, {'a': (2, 3)}] }}", "{{ {'a': 1, 'b': none, 'c': [true]} }}",
+    "{{ [1, 'x', none, true, 1.0, {'a': (2, 3)}] }}", r"{{ ['a\\b', 'c\rd', 'e\tf', '\u001c', '\u00ff\u0085'] }}", "{{ {'a': 1, 'b': none, 'c': [true]} }}",
     "{{ 'a,b,,c'.rsplit(',') }}", "{{ 'a,b,,c'.rsplit(',', 1) }}", "{{ 'a b  c '.rsplit() }}",
     "{{ 'abcb'.index('b') }}", "{{ 'abcb'.rindex('b') }}", "{{ 'abcb'.index('b', 2) }}",
     "{{ 'abc'.index('x') }}", "{{ 'héllo'.index('l') }}",
