@@ -223,16 +223,7 @@ fn the_deepest_value_the_source_allows_does_not_overflow_the_stack() {
         stack < by_fuel,
         "the source's bound decides: {stack} of {by_fuel}"
     );
-    let out = template.render(&RenderInput {
-        messages: &messages,
-        documents: None,
-        tools: None,
-        options: None,
-        bos_token: None,
-        eos_token: None,
-        date: "2026-12-02".parse::<ConversationDate>().unwrap(),
-        input_bytes,
-    });
+    let out = template.render(&input(&messages, input_bytes));
     assert_eq!(out.unwrap(), "True");
 }
 
@@ -273,22 +264,24 @@ fn concatenating_or_searching_strings_pays_by_the_byte() {
     assert!(search >= base + 1000, "{search} against {base}");
 }
 
+/// What a template is given here: `messages`, a pinned date, and nothing else.
+fn input(messages: &Value, input_bytes: usize) -> RenderInput<'_> {
+    RenderInput {
+        messages,
+        documents: None,
+        tools: None,
+        options: None,
+        bos_token: None,
+        eos_token: None,
+        date: "2026-12-02".parse::<ConversationDate>().unwrap(),
+        input_bytes,
+    }
+}
+
 fn fuel_used(source: &str) -> u64 {
     let template = JinjaTemplate::new(source).unwrap();
     let messages = chat();
-    template
-        .render_metered(&RenderInput {
-            messages: &messages,
-            documents: None,
-            tools: None,
-            options: None,
-            bos_token: None,
-            eos_token: None,
-            date: "2026-12-02".parse::<ConversationDate>().unwrap(),
-            input_bytes: 1000,
-        })
-        .1
-        .unwrap()
+    template.render_metered(&input(&messages, 1000)).1.unwrap()
 }
 
 /// The open models' own templates (from `MENTOR_TOKENIZER_DATA`, as `.ci/run` sets it) on
@@ -325,14 +318,9 @@ fn real_templates_use_a_small_share_of_their_fuel() {
                 .sum();
             let messages = Value::from(messages);
             let (text, used) = template.render_metered(&RenderInput {
-                messages: &messages,
-                documents: None,
-                tools: None,
-                options: None,
                 bos_token: Some("<s>"),
                 eos_token: Some("</s>"),
-                date: "2026-12-02".parse::<ConversationDate>().unwrap(),
-                input_bytes,
+                ..input(&messages, input_bytes)
             });
             text.unwrap_or_else(|e| panic!("{model}, {turns} turns: {e}"));
             let used = used.unwrap();
@@ -365,18 +353,7 @@ fn the_output_allows_each_message_its_framing() {
         "{% for m in messages %}<|start_header_id|>{{ m.role }}<|end_header_id|>\n\n{{ m.content }}<|eot_id|>{% endfor %}",
     )
     .unwrap();
-    let out = template
-        .render(&RenderInput {
-            messages: &messages,
-            documents: None,
-            tools: None,
-            options: None,
-            bos_token: None,
-            eos_token: None,
-            date: "2026-12-02".parse::<ConversationDate>().unwrap(),
-            input_bytes: 200_000 * 16,
-        })
-        .unwrap();
+    let out = template.render(&input(&messages, 200_000 * 16)).unwrap();
     assert!(out.len() > 200_000 * 16 + (4 << 20), "{}", out.len());
 }
 /// A dict printed is as deep as its values and its keys: the deepest value a namespace may
