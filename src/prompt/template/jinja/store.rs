@@ -42,10 +42,8 @@ pub(super) fn rewrite_namespace_sets(source: &str) -> String {
                 continue;
             }
             let end = tag_end(tag, "%}");
-            let inner = tag.get(2..end.saturating_sub(2)).unwrap_or_default();
-            if inner.trim_matches(['-', '+']).trim() == "raw" {
-                tag.find("endraw")
-                    .map_or(tag.len(), |at| at + "endraw".len())
+            if tag_name(&tag[..end]) == Some("raw") {
+                raw_end(tag, end)
             } else {
                 end
             }
@@ -57,6 +55,27 @@ pub(super) fn rewrite_namespace_sets(source: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// The inside of a whole `{% ... %}` tag, its whitespace control and spaces trimmed.
+fn tag_name(tag: &str) -> Option<&str> {
+    let inner = tag.strip_prefix("{%")?.strip_suffix("%}")?;
+    Some(inner.trim_matches(['-', '+']).trim())
+}
+
+/// Where a `{% raw %}` block that opened at the start of `tag`, its tag `opening` bytes long,
+/// ends: after its `{% endraw %}` tag (the word alone inside the block is text), or at the end
+/// of the source.
+fn raw_end(tag: &str, opening: usize) -> usize {
+    let mut from = opening;
+    while let Some(at) = tag[from..].find("{%").map(|at| from + at) {
+        let close = tag[at..].find("%}").map_or(tag.len(), |end| at + end + 2);
+        if tag_name(&tag[at..close]) == Some("endraw") {
+            return close;
+        }
+        from = at + 2;
+    }
+    tag.len()
 }
 
 /// Where a tag opened at the start of `tag` ends: after the first `close` outside a string
@@ -212,12 +231,27 @@ mod tests {
             "{# {% set ns.a = 1 %} #}",
             "{# {% set ns.a = it's %} #}{% set b = 1 %}",
             "{% raw %}{% set ns.a = 1 %}{% endraw %}",
+            "{% raw %}endraw {% set ns.a = 1 %}{%- endraw -%}",
+            "{%- raw +%}{% endraw{% set ns.a = 1 %}",
             "{{ '{% set ns.a = 1 %}' }}",
             "{% if x == '{% set ns.a = 1 %}' %}{% endif %}",
             "{%€",
             "{{ '€",
         ] {
             assert_eq!(rewrite_namespace_sets(text), text);
+        }
+        // A comment or a raw block ends where its closing tag does: a set right after is one.
+        for (text, rewritten) in [
+            (
+                "{#{{#}{% set ns.a = 1 %}}}",
+                "{#{{#}{% set ns.a =__mentor_store(( 1)) %}}}",
+            ),
+            (
+                "{% raw %}x{%- endraw -%}{% set ns.a = 1 %}",
+                "{% raw %}x{%- endraw -%}{% set ns.a =__mentor_store(( 1)) %}",
+            ),
+        ] {
+            assert_eq!(rewrite_namespace_sets(text), rewritten);
         }
     }
 }
