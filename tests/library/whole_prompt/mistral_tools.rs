@@ -32,7 +32,7 @@ const LISTED: [&str; 16] = [
 ];
 
 /// The tiny fixture Tekken file as `version` (v11 and v13 with the list above).
-fn template(version: &str) -> ChatTemplate {
+pub(super) fn template(version: &str) -> ChatTemplate {
     ChatTemplate::mistral(tekken(version)).unwrap()
 }
 
@@ -72,9 +72,9 @@ fn count_apart(template: &ChatTemplate, tekken: &TekkenTokenizer, text: &str) ->
     count + tekken.count(&text[start..])
 }
 
-const VERSIONS: [&str; 4] = ["v3", "v7", "v11", "v13"];
+pub(super) const VERSIONS: [&str; 4] = ["v3", "v7", "v11", "v13"];
 
-fn tools() -> Tools {
+pub(super) fn tools() -> Tools {
     r#"[{"type": "function", "function": {"name": "lookup_price", "description": "Looks a plan's price up.",
         "parameters": {"type": "object", "properties": {"plan": {"type": "string", "enum": ["A", "B"]}}}}}]"#
         .parse()
@@ -87,7 +87,7 @@ fn message(value: &Value) -> Message {
 
 /// `turns` turns, each a question, a call (id `call{n:05}` padded to 9 characters), its
 /// result holding `result`, and an answer; then the question.
-fn conversation(turns: usize, result: &str, key: &str) -> Vec<Message> {
+pub(super) fn conversation(turns: usize, result: &str, key: &str) -> Vec<Message> {
     let mut messages = vec![Message::system("Answer from the documents.")];
     for turn in 0..turns {
         let id = format!("call{turn:05}");
@@ -108,7 +108,7 @@ fn conversation(turns: usize, result: &str, key: &str) -> Vec<Message> {
     messages
 }
 
-fn results() -> Vec<MentorRagResult> {
+pub(super) fn results() -> Vec<MentorRagResult> {
     (0..6)
         .map(|i| {
             MentorRagResult::from_content(

@@ -11,6 +11,7 @@ mod nothing_lost;
 mod openai_tools;
 mod properties;
 mod reference;
+mod snapshots;
 mod tekken_files;
 mod template_options;
 mod tool_result;
