@@ -3,6 +3,7 @@
 mod conversations;
 mod cost;
 mod deadline;
+mod generated;
 mod harmony;
 mod harmony_reference;
 mod history_fit;

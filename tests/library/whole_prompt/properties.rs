@@ -25,7 +25,7 @@ fn chatml() -> ChatTemplate {
     .unwrap()
 }
 
-fn templates() -> [(&'static str, ChatTemplate); 3] {
+pub(super) fn templates() -> [(&'static str, ChatTemplate); 3] {
     [
         ("chatml", chatml()),
         ("harmony", ChatTemplate::harmony()),
