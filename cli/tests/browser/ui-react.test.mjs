@@ -1,14 +1,14 @@
-// ui/examples/react/RagSourcePanel.jsx in Chromium, on React 19 and on React 18: bundled with
-// esbuild (ui-react-entry.jsx around it) into one script served from 'self' under
-// `default-src 'self'`, beside the elements fed directly (ui-page.mjs's `feed`), which are
-// what the component must show. Reports and resolutions from the command, as in ui.test.mjs.
+// ui/examples/react/RagSourcePanel.jsx in Chromium, on React 19 and on React 18, given a whole
+// answer or a stream's outputs: bundled with esbuild (ui-react-entry.jsx around it) into one
+// script served from 'self' under `default-src 'self'`, beside the elements fed directly
+// (ui-page.mjs's `feed`), which are what the component must show. Reports and resolutions from the command, as in ui.test.mjs.
 
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { scan } from '../../../ui/src/marks.js';
-import { ANSWER, command, feed, here, open, pricing, scratch, serve, usePage } from './ui-page.mjs';
+import { ANSWER, command, feed, here, open, pricing, scratch, serve, streamOutputs, usePage } from './ui-page.mjs';
 
 usePage();
 
@@ -49,10 +49,13 @@ function shown(page, selector) {
   }, selector);
 }
 
-/** The React panel's answer and chips, and the elements' fed with the same data, side by side. */
-async function compare(page, props) {
-  await page.evaluate((p) => window.panel.render(p), props);
-  await feed(page, { report: props.report, answer: props.answer ?? '', resolution: props.resolution ?? null });
+/**
+ * The React panel's answer and chips after rendering with each of `renders` in turn, and the
+ * elements' fed `fed` (the last props, unless a stream's whole answer), side by side.
+ */
+async function compare(page, renders, fed = renders.at(-1)) {
+  await page.evaluate(async (r) => { for (const props of r) await window.panel.render(props); }, renders);
+  await feed(page, { report: fed.report, answer: fed.answer ?? '', resolution: fed.resolution ?? null });
   const react = { answer: await shown(page, '#root mentor-answer'), sources: await shown(page, '#root mentor-sources') };
   const direct = { answer: await shown(page, '#answer'), sources: await shown(page, '#sources') };
   return { react, direct };
@@ -65,7 +68,7 @@ for (const major of Object.keys(VERSIONS)) {
     const { report, resolution } = pricing();
 
     // The answer and its chips, as the elements show them fed directly.
-    const first = await compare(page, { report, answer: ANSWER, resolution });
+    const first = await compare(page, [{ report, answer: ANSWER, resolution }]);
     assert.deepEqual(first.react, first.direct);
     assert.ok(first.react.answer.cards.some((c) => c.includes('Quote found in the source.')), 'the resolution reached the answer');
     assert.ok(first.react.sources.dom.includes('<li'), 'the chips are shown');
@@ -93,10 +96,37 @@ for (const major of Object.keys(VERSIONS)) {
     const other = 'Other [2] text [1] and [4].';
     const otherResolution = JSON.parse(command(['cite', scratch(`react-${major}-report.json`, JSON.stringify(report)), scratch(`react-${major}-answer.txt`, other)]));
     for (const props of [{ report, answer: other }, { report, answer: other, resolution: otherResolution }, { report, answer: ANSWER, resolution }]) {
-      const again = await compare(page, props);
+      const again = await compare(page, [props]);
       assert.deepEqual(again.react, again.direct, props.answer);
       assert.ok(again.react.answer.dom.includes(props.answer.slice(0, 5)), props.answer);
     }
+
+    // A stream, one output more on each render (a new array each time, as state would be),
+    // shows what the whole answer shows, each output appended once (a stream costs linear).
+    const { outputs, end } = streamOutputs(ANSWER, scan(ANSWER, known), resolution);
+    assert.ok(outputs.length > 100, 'one character an output');
+    const grown = (o, last) => o.map((_, i) => ({ report, outputs: o.slice(0, i + 1) })).concat([{ report, outputs: o, end: last }]);
+    await page.evaluate(() => {
+      const proto = customElements.get('mentor-answer').prototype;
+      const append = proto.append;
+      window.appends = 0;
+      proto.append = function counted(output) {
+        if (this.closest('#root')) window.appends += 1;
+        return append.call(this, output);
+      };
+    });
+    const stream = await compare(page, grown(outputs, end), { report, answer: ANSWER, resolution });
+    assert.deepEqual(stream.react, stream.direct);
+    // Each output, and the end (`finish` appends it).
+    assert.equal(await page.evaluate(() => window.appends), outputs.length + 1);
+    // A whole answer between two showings of the same stream (the same outputs, all at once
+    // the second time); a stream cut by another one.
+    const next = streamOutputs(other, scan(other, known), otherResolution);
+    const whole = { report, answer: other, resolution: otherResolution };
+    const back = await compare(page, [...grown(outputs, end), whole, { report, outputs, end }], { report, answer: ANSWER, resolution });
+    assert.deepEqual(back.react, back.direct);
+    const restarted = await compare(page, [...grown(outputs, end).slice(0, 40), ...grown(next.outputs, next.end)], whole);
+    assert.deepEqual(restarted.react, restarted.direct);
 
     // Unmounted, the element (kept here) calls nobody: the listener went with the component.
     const after = await page.evaluate(() => {
