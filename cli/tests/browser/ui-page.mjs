@@ -58,6 +58,12 @@ export const HOSTILE_ANSWER = 'It <img src=x onerror=alert(8)> says [1] <script>
 let browser;
 let server;
 let origin;
+const served = new Map();
+
+/** Serves `body` at `urlPath` from 'self', under the policy: a page or a script a test built. */
+export function serve(urlPath, type, body) {
+  served.set(urlPath, { type, body });
+}
 
 /** Starts the browser and the page's server before the file's tests, and stops them after. */
 export function usePage() {
@@ -73,6 +79,12 @@ before(async () => {
         + '<main><h1>Answer</h1><mentor-answer id="answer" sources="sources"></mentor-answer>'
         + '<h2>Sources</h2><mentor-sources id="sources"></mentor-sources>'
         + '<mentor-answer id="streamed" sources="sources"></mentor-answer></main></body></html>');
+      return;
+    }
+    if (served.has(url.pathname)) {
+      const { type, body } = served.get(url.pathname);
+      res.writeHead(200, { ...headers, 'Content-Type': type });
+      res.end(body);
       return;
     }
     const file = path.join(root, path.normalize(url.pathname));
@@ -96,8 +108,8 @@ after(async () => {
 });
 }
 
-/** Opens the page (in `colorScheme`), recording every problem: errors, policy, scripts. */
-export async function open(colorScheme = 'light') {
+/** Opens the page (in `colorScheme`; `/` or one `serve`d), recording every problem: errors, policy, scripts. */
+export async function open(colorScheme = 'light', pagePath = '/') {
   const context = await browser.newContext({ colorScheme });
   const page = await context.newPage();
   const problems = [];
@@ -105,7 +117,7 @@ export async function open(colorScheme = 'light') {
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('dialog', (d) => { problems.push(`a script ran: ${d.message()}`); d.dismiss(); });
   page.on('request', (r) => { if (!r.url().startsWith(origin)) problems.push(`request: ${r.url()}`); });
-  await page.goto(`${origin}/`, { waitUntil: 'load' });
+  await page.goto(`${origin}${pagePath}`, { waitUntil: 'load' });
   await page.waitForFunction(() => customElements.get('mentor-answer') && customElements.get('mentor-sources'));
   await page.evaluate(() => document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP: ${e.violatedDirective}`)));
   return { context, page, problems };
