@@ -241,7 +241,16 @@ mod tests {
             assert_eq!(rewrite_namespace_sets(text), text);
         }
         // A comment or a raw block ends where its closing tag does: a set right after is one.
+        // A string literal ends at its own quote, not an escaped one or the other kind.
         for (text, rewritten) in [
+            (
+                r"{% set ns.a = 'it\'s %}' %}",
+                r"{% set ns.a =__mentor_store(( 'it\'s %}')) %}",
+            ),
+            (
+                r#"{% set ns.a = "a'b %}" ~ 'c"d %}' %}"#,
+                r#"{% set ns.a =__mentor_store(( "a'b %}" ~ 'c"d %}')) %}"#,
+            ),
             (
                 "{#{{#}{% set ns.a = 1 %}}}",
                 "{#{{#}{% set ns.a =__mentor_store(( 1)) %}}}",
