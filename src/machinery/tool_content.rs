@@ -8,7 +8,7 @@
 //! with no content, and a field added by hand would be dropped without a word.
 
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use crate::dialects::{
@@ -16,20 +16,26 @@ use crate::dialects::{
     mistral_tool_content,
 };
 
-/// [`mistral_tool_content`] of `entries`, each read as a Mistral reference.
+/// [`mistral_tool_content`] of the entries, each read as a Mistral reference. `values` are
+/// the entries as JSON values, which the checks read; `entries` reads the same entries again,
+/// in their keys' order, which a [`Value`] does not keep (its objects are sorted), and the
+/// metadata's order is the prompt's.
 ///
 /// ```
 /// use mentor_context::machinery::mistral_tool_content_of;
-/// use serde_json::json;
+/// use serde_json::Value;
 ///
-/// let entries = [json!({"title": "Prices", "snippets": [["Plan B costs 12 EUR."]]})];
+/// let text = r#"[{"title": "Prices", "metadata": {"valid": "2026", "currency": "EUR"},
+///     "snippets": [["Plan B costs 12 EUR."]]}]"#;
+/// let values: Vec<Value> = serde_json::from_str(text).unwrap();
+/// let mut entries = serde_json::Deserializer::from_str(text);
 /// assert_eq!(
-///     mistral_tool_content_of(&entries).unwrap(),
-///     r#"{"0":{"title":"Prices","snippets":[["Plan B costs 12 EUR."]]}}"#
+///     mistral_tool_content_of(&values, &mut entries).unwrap(),
+///     r#"{"0":{"title":"Prices","metadata":{"valid":"2026","currency":"EUR"},"snippets":[["Plan B costs 12 EUR."]]}}"#
 /// );
-/// let cohere = [json!({"id": "1", "data": {"text": "Plan B costs 12 EUR."}})];
+/// let cohere: Vec<Value> = serde_json::from_str(r#"[{"id": "1", "data": {"text": "Plan B."}}]"#).unwrap();
 /// assert_eq!(
-///     mistral_tool_content_of(&cohere).unwrap_err(),
+///     mistral_tool_content_of(&cohere, Value::Array(cohere.clone())).unwrap_err(),
 ///     "entries[0]: a Cohere document, not a Mistral reference: give the entries of an \
 ///      assembler with dialect mistral"
 /// );
@@ -39,23 +45,27 @@ use crate::dialects::{
 ///
 /// One line naming the first entry that is not a Mistral reference as
 /// [`Assembler::entries`](crate::Assembler::entries) writes it, and why.
-pub fn mistral_tool_content_of(entries: &[Value]) -> Result<String, String> {
-    let entries = read_entries(entries, Kind::Mistral)?;
+pub fn mistral_tool_content_of<'de, D: Deserializer<'de>>(
+    values: &[Value],
+    entries: D,
+) -> Result<String, String> {
+    let entries = read_entries::<MistralReference, D>(values, entries, Kind::Mistral)?;
+    let entries: Vec<Entry> = entries.into_iter().map(Entry::Mistral).collect();
     Ok(mistral_tool_content(&entries))
 }
 
-/// [`cohere_tool_content`] of `entries`, each read as a Cohere document.
+/// [`cohere_tool_content`] of the entries, each read as a Cohere document; `values` and
+/// `entries` as for [`mistral_tool_content_of`].
 ///
 /// ```
 /// use mentor_context::machinery::cohere_tool_content_of;
-/// use serde_json::json;
+/// use serde_json::{Value, json};
 ///
-/// let entries = [json!({"id": "1", "data": {"text": "Plan B costs 12 EUR."}})];
-/// let content = serde_json::to_value(cohere_tool_content_of(&entries).unwrap()).unwrap();
-/// assert_eq!(content, json!([{"type": "document", "document": entries[0]}]));
-/// let added = [json!({"id": "1", "data": {"text": "Plan B."}, "score": "0.9"})];
+/// let text = r#"[{"id": "1", "data": {"title": "Prices", "text": "Plan B."}, "score": "0.9"}]"#;
+/// let values: Vec<Value> = serde_json::from_str(text).unwrap();
+/// let mut entries = serde_json::Deserializer::from_str(text);
 /// assert_eq!(
-///     cohere_tool_content_of(&added).unwrap_err(),
+///     cohere_tool_content_of(&values, &mut entries).unwrap_err(),
 ///     "entries[0]: holds `score`, which a Cohere document as Assembler.entries writes it \
 ///      does not"
 /// );
@@ -64,8 +74,12 @@ pub fn mistral_tool_content_of(entries: &[Value]) -> Result<String, String> {
 /// # Errors
 ///
 /// As [`mistral_tool_content_of`], for Cohere documents.
-pub fn cohere_tool_content_of(entries: &[Value]) -> Result<Vec<CohereToolContent>, String> {
-    let entries = read_entries(entries, Kind::Cohere)?;
+pub fn cohere_tool_content_of<'de, D: Deserializer<'de>>(
+    values: &[Value],
+    entries: D,
+) -> Result<Vec<CohereToolContent>, String> {
+    let entries = read_entries::<CohereDocument, D>(values, entries, Kind::Cohere)?;
+    let entries: Vec<Entry> = entries.into_iter().map(Entry::Cohere).collect();
     Ok(cohere_tool_content(&entries))
 }
 
@@ -94,19 +108,28 @@ impl Kind {
     }
 }
 
-/// `values` as entries of `kind`, or the first refusal.
-fn read_entries(values: &[Value], kind: Kind) -> Result<Vec<Entry>, String> {
-    values
-        .iter()
-        .enumerate()
-        .map(|(i, value)| {
-            let entry = match kind {
-                Kind::Mistral => exactly::<MistralReference>(value, kind).map(Entry::Mistral),
-                Kind::Cohere => exactly::<CohereDocument>(value, kind).map(Entry::Cohere),
-            };
-            entry.map_err(|problem| format!("entries[{i}]: {problem}"))
-        })
-        .collect()
+/// The entries `entries` reads, once each of `values` is found to be a `T` that writes it
+/// again, or the first refusal.
+fn read_entries<'de, T, D>(values: &[Value], entries: D, kind: Kind) -> Result<Vec<T>, String>
+where
+    T: DeserializeOwned + Serialize,
+    D: Deserializer<'de>,
+{
+    for (i, value) in values.iter().enumerate() {
+        exactly::<T>(value, kind).map_err(|problem| format!("entries[{i}]: {problem}"))?;
+    }
+    let entries = Vec::<T>::deserialize(entries).map_err(|err| format!("entries: {err}"))?;
+    // The same entries, read twice: a reader that gave other values the second time would
+    // be this crate's bug, and is refused rather than sent.
+    let same = entries.len() == values.len()
+        && entries
+            .iter()
+            .zip(values)
+            .all(|(entry, value)| serde_json::to_value(entry).ok().as_ref() == Some(value));
+    if !same {
+        return Err("entries: read twice, they differ".to_string());
+    }
+    Ok(entries)
 }
 
 /// `value` as a `T` that writes `value` again: nothing of it is left out or changed.
@@ -155,52 +178,75 @@ fn other_entry(value: &Value) -> Option<&'static str> {
 mod tests {
     use serde_json::{Value, json};
 
-    use super::{cohere_tool_content_of, mistral_tool_content_of};
-    use crate::dialects::{Dialect, cohere_tool_content, mistral_tool_content};
+    use super::{CohereToolContent, cohere_tool_content_of, mistral_tool_content_of};
+    use crate::dialects::{Dialect, Entry, cohere_tool_content, mistral_tool_content};
     use crate::{ContextBuilder, MentorRagResult};
 
-    /// Entries of `dialect`, one of them cut and both with metadata, as JSON values.
-    fn entries(dialect: Dialect) -> (Vec<crate::dialects::Entry>, Vec<Value>) {
+    /// Entries of `dialect`, one of them cut and both with metadata in an order that is not
+    /// sorted, and their JSON text.
+    fn entries(dialect: Dialect) -> (Vec<Entry>, Vec<Value>) {
         let assembler = ContextBuilder::new(150).dialect(dialect).build().unwrap();
         let long = "Plan C costs 20 EUR a month and comes with more. ".repeat(20);
         let results = [
             MentorRagResult::from_content("Plan B costs 12 EUR.", 0.9)
                 .with_title("Prices")
                 .with_source_url("https://example.com/prices")
-                .with_metadata([("title", "clash")]),
-            MentorRagResult::from_content(long, 0.8).with_metadata([("region", "EU")]),
+                .with_metadata([("title", "clash"), ("region", "EU"), ("author", "Ann")]),
+            MentorRagResult::from_content(long, 0.8).with_metadata([("zone", "1"), ("a", "2")]),
         ];
         let entries = assembler.entries(&assembler.assemble(&results)).unwrap();
         assert_eq!(entries.len(), 2);
         let values = entries
             .iter()
-            .map(|entry| serde_json::to_value(entry).unwrap())
+            .map(|e| serde_json::to_value(e).unwrap())
             .collect();
         (entries, values)
     }
 
+    /// Both readings of `values`: as values, and again from their JSON text.
+    fn mistral(values: &[Value]) -> Result<String, String> {
+        let text = serde_json::to_string(&values).unwrap();
+        mistral_tool_content_of(values, &mut serde_json::Deserializer::from_str(&text))
+    }
+
+    fn cohere(values: &[Value]) -> Result<Vec<CohereToolContent>, String> {
+        let text = serde_json::to_string(&values).unwrap();
+        cohere_tool_content_of(values, &mut serde_json::Deserializer::from_str(&text))
+    }
+
+    /// What the bindings are given: the text the typed entries write, keys in their order.
+    fn as_written(entries: &[Entry]) -> (Vec<Value>, String) {
+        let text = serde_json::to_string(entries).unwrap();
+        (serde_json::from_str(&text).unwrap(), text)
+    }
+
     #[test]
-    fn entries_given_back_give_what_the_typed_entries_give() {
-        let (typed, values) = entries(Dialect::Mistral);
+    fn entries_given_back_give_what_the_typed_entries_give_byte_for_byte() {
+        let (typed, _) = entries(Dialect::Mistral);
+        let (values, text) = as_written(&typed);
         assert!(
             values.iter().any(|v| v["truncated"] == json!(true)),
-            "{values:?}"
+            "{text}"
         );
+        assert!(
+            text.contains(r#"{"title":"clash","region":"EU","author":"Ann"}"#),
+            "{text}"
+        );
+        let mut reader = serde_json::Deserializer::from_str(&text);
         assert_eq!(
-            mistral_tool_content_of(&values).unwrap(),
+            mistral_tool_content_of(&values, &mut reader).unwrap(),
             mistral_tool_content(&typed)
         );
-        let (typed, values) = entries(Dialect::Cohere);
-        assert!(
-            values.iter().any(|v| v["data"]["truncated"] == "true"),
-            "{values:?}"
-        );
+        let (typed, _) = entries(Dialect::Cohere);
+        let (values, text) = as_written(&typed);
+        assert!(text.contains(r#""title (metadata)":"clash","region":"EU","author":"Ann""#));
+        let mut reader = serde_json::Deserializer::from_str(&text);
         assert_eq!(
-            cohere_tool_content_of(&values).unwrap(),
-            cohere_tool_content(&typed)
+            serde_json::to_string(&cohere_tool_content_of(&values, &mut reader).unwrap()).unwrap(),
+            serde_json::to_string(&cohere_tool_content(&typed)).unwrap()
         );
-        assert_eq!(mistral_tool_content_of(&[]).unwrap(), "{}");
-        assert!(cohere_tool_content_of(&[]).unwrap().is_empty());
+        assert_eq!(mistral(&[]).unwrap(), "{}");
+        assert!(cohere(&[]).unwrap().is_empty());
     }
 
     #[test]
@@ -213,16 +259,16 @@ mod tests {
         ] {
             let (_, values) = entries(dialect);
             assert_eq!(
-                mistral_tool_content_of(&values).unwrap_err(),
+                mistral(&values).unwrap_err(),
                 format!(
                     "entries[0]: {name}, not a Mistral reference: give the entries of an \
                      assembler with dialect mistral"
                 )
             );
         }
-        let (_, mistral) = entries(Dialect::Mistral);
+        let (_, values) = entries(Dialect::Mistral);
         assert_eq!(
-            cohere_tool_content_of(&mistral).unwrap_err(),
+            cohere(&values).unwrap_err(),
             "entries[0]: a Mistral reference, not a Cohere document: give the entries of an \
              assembler with dialect cohere"
         );
@@ -230,7 +276,7 @@ mod tests {
         let (_, mut values) = entries(Dialect::Mistral);
         values[1] = json!("Plan B");
         assert_eq!(
-            mistral_tool_content_of(&values).unwrap_err(),
+            mistral(&values).unwrap_err(),
             "entries[1]: not a Mistral reference: invalid type: string \"Plan B\", expected \
              struct MistralReference"
         );
@@ -241,7 +287,7 @@ mod tests {
         let (_, mut values) = entries(Dialect::Mistral);
         values[1]["id"] = json!("2");
         assert_eq!(
-            mistral_tool_content_of(&values).unwrap_err(),
+            mistral(&values).unwrap_err(),
             "entries[1]: holds `id`, which a Mistral reference as Assembler.entries writes \
              it does not"
         );
@@ -249,16 +295,35 @@ mod tests {
         let (_, mut values) = entries(Dialect::Mistral);
         values[0]["truncated"] = json!(false);
         assert!(
-            mistral_tool_content_of(&values)
+            mistral(&values)
                 .unwrap_err()
                 .starts_with("entries[0]: holds `truncated`")
         );
         let (_, mut values) = entries(Dialect::Cohere);
         values[0]["cache_control"] = json!({"type": "ephemeral"});
         assert!(
-            cohere_tool_content_of(&values)
+            cohere(&values)
                 .unwrap_err()
                 .starts_with("entries[0]: holds `cache_control`")
+        );
+    }
+
+    #[test]
+    fn a_second_reading_that_differs_is_refused() {
+        let (_, values) = entries(Dialect::Mistral);
+        let (_, other) = entries(Dialect::Mistral);
+        let mut fewer = serde_json::Deserializer::from_str("[]");
+        assert_eq!(
+            mistral_tool_content_of(&values, &mut fewer).unwrap_err(),
+            "entries: read twice, they differ"
+        );
+        let mut changed = other.clone();
+        changed[0]["title"] = json!("Other");
+        let text = serde_json::to_string(&changed).unwrap();
+        let mut reader = serde_json::Deserializer::from_str(&text);
+        assert_eq!(
+            mistral_tool_content_of(&values, &mut reader).unwrap_err(),
+            "entries: read twice, they differ"
         );
     }
 }
