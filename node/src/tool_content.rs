@@ -21,6 +21,9 @@ use crate::types::CohereDocument;
 
 /// One block of a Cohere v2 `tool` message's content (cohere-python `tool_content.py`,
 /// `DocumentToolContent`): a document the model may cite.
+// Never built, as the shapes of `types.rs` are not: declared for `index.d.ts`, which
+// `tool_content.test.mjs` checks against the values `cohereToolContent` returns.
+#[allow(dead_code)]
 #[napi(object, object_from_js = false)]
 pub struct CohereToolContent {
     #[napi(ts_type = "'document'")]
