@@ -315,6 +315,23 @@ export interface CohereDocument {
   data: Record<string, string>
 }
 
+/**
+ * The `content` of the `tool` message that sends `entries` (of an assembler with
+ * `dialect: 'cohere'`) to Cohere v2: each entry as `{ type: 'document', document }`, in
+ * order. Cohere cites document N of it as `{ type: 'tool', id: 'CALL_ID:N' }`, which
+ * `resolveResponse` reads as citation N + 1. Throws as `mistralToolContent` does.
+ */
+export declare function cohereToolContent(entries: ReadonlyArray<AnthropicSearchResult | AnthropicDocument | BedrockDocument | CohereDocument | MistralReference>): Array<CohereToolContent>
+
+/**
+ * One block of a Cohere v2 `tool` message's content (cohere-python `tool_content.py`,
+ * `DocumentToolContent`): a document the model may cite.
+ */
+export interface CohereToolContent {
+  type: 'document'
+  document: CohereDocument
+}
+
 /** A message of the history left out for lack of room. */
 export interface DroppedMessage {
   /** Its index in the conversation. */
@@ -474,7 +491,7 @@ export interface MentorRagResult {
 
 /**
  * An entry of `dialect: 'mistral'`: a document of the tool result Mistral's citations guide
- * describes. The tool message's `content` is `JSON.stringify({ ...entries })`, the object
+ * describes. The tool message's `content` is `mistralToolContent(entries)`, the object
  * keyed `'0'`, `'1'`, ...: reference id i is citation i + 1.
  */
 export interface MistralReference {
@@ -487,6 +504,15 @@ export interface MistralReference {
   /** `true` after a cut (absent otherwise). */
   truncated?: true
 }
+
+/**
+ * The `content` of the `tool` message that sends `entries` (`entries` of an assembler with
+ * `dialect: 'mistral'`) to Mistral: the JSON object keyed `'0'`, `'1'`, ... as its citations
+ * guide shows it, so that reference id i is citation i + 1. Byte for byte what
+ * `mentor-context assemble --dialect mistral` prints (without the newline). Entries of
+ * another dialect, or with a field `entries` does not write, throw `INVALID_ARGUMENT`.
+ */
+export declare function mistralToolContent(entries: ReadonlyArray<AnthropicSearchResult | AnthropicDocument | BedrockDocument | CohereDocument | MistralReference>): string
 
 /** A model's window, and how it is shared. */
 export interface ModelWindow {

@@ -9,4 +9,6 @@ module.exports.PromptAssembler = native.PromptAssembler
 module.exports.CitationStream = native.CitationStream
 module.exports.ResponseStream = native.ResponseStream
 module.exports.resolveCitations = native.resolveCitations
+module.exports.mistralToolContent = native.mistralToolContent
+module.exports.cohereToolContent = native.cohereToolContent
 module.exports.ErrorCode = native.ErrorCode

@@ -10,7 +10,8 @@
 //! [`stream`] (`CitationStream`); [`dialects`] (`Assembler.entries`, `resolveResponse`: the
 //! model APIs' dialects) and [`response_stream`] (`ResponseStream`), both writing through
 //! [`js_value`]; [`citations`]
-//! (`resolveCitations`); [`prompt`] (`PromptAssembler`: the whole prompt through a chat
+//! (`resolveCitations`); [`tool_content`] (`mistralToolContent`, `cohereToolContent`: a tool
+//! message's content of entries); [`prompt`] (`PromptAssembler`: the whole prompt through a chat
 //! template); [`errors`] (the error codes); [`types`] (the TypeScript shapes).
 #![deny(missing_docs)]
 // Every unsafe block says why it is sound, next to it.
@@ -39,4 +40,5 @@ mod seal_key;
 mod settings;
 mod stream;
 mod tasks;
+mod tool_content;
 mod types;

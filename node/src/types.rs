@@ -387,7 +387,7 @@ pub struct BedrockTextSource {
 }
 
 /// An entry of `dialect: 'mistral'`: a document of the tool result Mistral's citations guide
-/// describes. The tool message's `content` is `JSON.stringify({ ...entries })`, the object
+/// describes. The tool message's `content` is `mistralToolContent(entries)`, the object
 /// keyed `'0'`, `'1'`, ...: reference id i is citation i + 1.
 #[napi(object, object_from_js = false)]
 pub struct MistralReference {

@@ -21,7 +21,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 
-import { Assembler, ErrorCode, ResponseStream } from '../index.js'
+import { Assembler, ErrorCode, ResponseStream, mistralToolContent } from '../index.js'
 import { FIXTURES, cliError, load, runCli, tempFile, thrown } from './helpers.mjs'
 
 const PRICING = join(FIXTURES, 'pricing.json')
@@ -351,7 +351,7 @@ test('a Mistral tool result keys the entries as its references name them', () =>
   const assembler = new Assembler(600, { dialect: 'mistral' })
   const report = assembler.assemble(load(PRICING))
   const entries = assembler.entries(report)
-  const content = JSON.stringify({ ...entries })
+  const content = mistralToolContent(entries)
   assert.deepEqual(Object.keys(JSON.parse(content)), entries.map((_, i) => String(i)))
   const answer = JSON.stringify({
     choices: [{ index: 0, finish_reason: 'stop', message: { content: [

@@ -29,6 +29,8 @@ from ._native import (
     Resolver,
     ResponseStream,
     __version__,
+    cohere_tool_content,
+    mistral_tool_content,
     resolve_citations,
 )
 from ._settings import Settings
@@ -43,6 +45,8 @@ __all__ = [
     "ResponseStream",
     "Settings",
     "StreamedCitations",
+    "cohere_tool_content",
+    "mistral_tool_content",
     "resolve_citations",
     "stream_citations",
     "__version__",

@@ -183,7 +183,7 @@ class Assembler:
         """The entries of ``report`` in this assembler's dialect: the list to put in the
         model API's request (Anthropic ``search_result`` or ``document`` blocks, Bedrock
         Converse ``document`` blocks, Cohere documents, the documents of a Mistral tool
-        result, whose ``content`` is ``json.dumps(dict(enumerate(entries)))``), one per
+        result, whose ``content`` is ``mistral_tool_content(entries)``), one per
         citation. With ``cache_control=True`` the last entry carries a
         prompt-cache breakpoint, and so does the last of ``previous``'s entries (the turn
         before), as ``assemble --cache-control --previous`` marks them."""
@@ -281,6 +281,26 @@ class PromptAssembler:
     ) -> str:
         """The same as one line of JSON, byte for byte what ``prompt --json`` prints
         (without the newline)."""
+
+class CohereToolContent(TypedDict):
+    """One block of a Cohere v2 ``tool`` message's content (cohere-python
+    ``tool_content.py``): a document the model may cite."""
+
+    type: Literal["document"]
+    document: dict[str, Any]
+
+def mistral_tool_content(entries: Sequence[Mapping[str, Any]]) -> str:
+    """The ``content`` of the ``tool`` message that sends ``entries`` (``Assembler.entries`` of
+    an assembler with ``dialect="mistral"``) to Mistral: the JSON object keyed ``"0"``,
+    ``"1"``, ... as its citations guide shows it, byte for byte what
+    ``assemble --dialect mistral`` prints. Entries of another dialect, or with a field
+    ``entries`` does not write, raise ``MentorContextError`` (``INVALID_ARGUMENT``)."""
+
+def cohere_tool_content(entries: Sequence[Mapping[str, Any]]) -> list[CohereToolContent]:
+    """The ``content`` of the ``tool`` message that sends ``entries`` (of an assembler with
+    ``dialect="cohere"``) to Cohere v2: each entry as ``{"type": "document", "document":
+    entry}``, in order; Cohere cites document N of it as ``{"type": "tool", "id":
+    "CALL_ID:N"}``, citation N + 1. Raises as ``mistral_tool_content`` does."""
 
 def resolve_citations(
     report: Report | Sequence[Citation], answer: str, *, renumber: bool = False

@@ -7,6 +7,7 @@
 //! modules: [`depythonize`] (a serde reader of Python objects), [`settings`] (keyword arguments into `Settings`), [`results`] (Python
 //! objects into results), [`reuse`] (the buffers requests are read into), [`report`] (a context into JSON or a dict), [`pyser`] (a serde writer of Python objects), [`assembler`] (the `Assembler`
 //! class, with [`follow_up`] for its next turns), [`citations`] (`resolve_citations`),
+//! [`tool_content`] (`mistral_tool_content`, `cohere_tool_content`: a tool message's content),
 //! [`stream`] (`Resolver` and its `CitationStream`), [`prompt`] (`PromptAssembler`, the whole
 //! prompt) and [`errors`] (the exception).
 #![deny(missing_docs)]
@@ -25,6 +26,7 @@ mod results;
 mod reuse;
 mod settings;
 mod stream;
+mod tool_content;
 
 use pyo3::prelude::*;
 
@@ -40,6 +42,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<prompt::PyPromptAssembler>()?;
     m.add_class::<dialects::PyResponseStream>()?;
     m.add_function(wrap_pyfunction!(citations::resolve_citations, m)?)?;
+    m.add_function(wrap_pyfunction!(tool_content::mistral_tool_content, m)?)?;
+    m.add_function(wrap_pyfunction!(tool_content::cohere_tool_content, m)?)?;
     m.add_class::<stream::PyResolver>()?;
     m.add_class::<stream::PyCitationStream>()?;
     m.add_function(wrap_pyfunction!(assembler::_time_rust_assemble, m)?)?;

@@ -9,7 +9,7 @@ import json
 import pytest
 from conftest import FIXTURES, run_cli
 
-from mentor_context import Assembler, MentorContextError
+from mentor_context import Assembler, MentorContextError, mistral_tool_content
 
 PRICING = json.loads((FIXTURES / "pricing.json").read_text())
 DIALECTS = ["anthropic", "anthropic-documents", "bedrock", "cohere", "mistral"]
@@ -182,7 +182,7 @@ def test_a_mistral_tool_result_keys_the_entries_as_the_references_name_them():
     assembler = Assembler(600, dialect="mistral")
     report = assembler.assemble(PRICING)
     entries = assembler.entries(report)
-    content = json.dumps(dict(enumerate(entries)))
+    content = mistral_tool_content(entries)
     assert list(json.loads(content)) == [str(i) for i in range(len(entries))]
     answer = {"choices": [{"index": 0, "finish_reason": "stop", "message": {"content": [
         {"type": "text", "text": "Größe"}, {"type": "reference", "reference_ids": [1]},

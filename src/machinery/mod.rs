@@ -6,6 +6,7 @@
 
 mod decimal;
 mod message_error;
+mod tool_content;
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -21,6 +22,7 @@ use crate::wire::{ParsedResults, UnknownProperties};
 use crate::{AssembledContext, Assembler};
 pub use decimal::shortest_f32;
 pub use message_error::MessageError;
+pub use tool_content::{cohere_tool_content_of, mistral_tool_content_of};
 
 /// [`deserialize_request`](crate::wire::deserialize_request) into `parsed`, keeping the buffers of the request that was there:
 /// each result is read into the one at its place, its strings copied into their capacity

@@ -35,5 +35,6 @@ mod settings;
 mod snapshots;
 mod stand_ins;
 mod tekken_versions;
+mod tool_content;
 mod unsealed_fields;
 mod whole_prompt;
