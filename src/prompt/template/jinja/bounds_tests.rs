@@ -99,6 +99,10 @@ fn hostile_templates_end_in_one_error_naming_their_bound() {
             "set: the value is nested more than 256 levels",
         ),
         (
+            "{% set ns = namespace(x=1) %}{% for i in range(1000) %}{% set ns.x = {'k': ns.x} %}{% endfor %}",
+            "set: the value is nested more than 256 levels",
+        ),
+        (
             "{{ raise_exception('Conversation roles must alternate') }}",
             "the template raised: Conversation roles must alternate",
         ),
