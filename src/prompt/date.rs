@@ -227,11 +227,8 @@ impl Serialize for ConversationDate {
 impl<'de> Deserialize<'de> for ConversationDate {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let text = String::deserialize(deserializer)?;
-        text.parse().map_err(|err: Error| {
-            let message = err.to_string();
-            crate::settings::remember(crate::settings::Problem::Library(err));
-            serde::de::Error::custom(message)
-        })
+        text.parse()
+            .map_err(|err: Error| <D::Error as serde::de::Error>::custom(err))
     }
 }
 
