@@ -71,11 +71,7 @@ macro_rules! named_choice {
                         write!(f, "a {}: {}", $kind, $expected)
                     }
                     fn visit_str<E: ::serde::de::Error>(self, name: &str) -> Result<$type, E> {
-                        name.parse().map_err(|err: $crate::error::Error| {
-                            let message = err.to_string();
-                            $crate::settings::remember($crate::settings::Problem::Library(err));
-                            E::custom(message)
-                        })
+                        name.parse().map_err(|err: $crate::error::Error| E::custom(err))
                     }
                 }
                 deserializer.deserialize_str(Visitor)

@@ -13,20 +13,6 @@ use crate::seal::SealKey;
 use crate::tokenizer::{Encoding, TokenCache, TokenizerKind};
 use crate::{Assembler, ContextBuilder, Duplicates};
 
-/// The settings only a whole prompt reads.
-const WHOLE_PROMPT: [&str; 10] = [
-    "window",
-    "reserve",
-    "chat_template",
-    "date",
-    "context_in",
-    "history_max_tokens",
-    "trim_step",
-    "allow_special_tokens_in_messages",
-    "tools",
-    "template_options",
-];
-
 impl Settings {
     /// Whether these are a whole prompt's settings: `window` or `chat_template` is set.
     #[must_use]
@@ -55,7 +41,7 @@ impl Settings {
     ///
     /// As [`assembler`](Self::assembler), but for what only building checks.
     pub fn context_builder(&self) -> Result<ContextBuilder, Error> {
-        if let Some(setting) = WHOLE_PROMPT.into_iter().find(|&s| self.is_set(s)) {
+        if let Some((setting, _)) = self.whole_prompt().into_iter().find(|&(_, set)| set) {
             return Err(self.invalid(
                 setting,
                 format!(
@@ -66,8 +52,11 @@ impl Settings {
         }
         self.check_tokenizer()?;
         if self.model.is_none() {
-            for setting in ["reserve_output", "prompt_tokens"] {
-                if self.is_set(setting) {
+            for (setting, set) in [
+                ("reserve_output", self.reserve_output.is_some()),
+                ("prompt_tokens", self.prompt_tokens.is_some()),
+            ] {
+                if set {
                     return Err(self.invalid(
                         setting,
                         format!("needs {}, whose window it shares", self.name("model")),
@@ -159,22 +148,33 @@ impl Settings {
                     .to_string(),
             ));
         };
-        for (setting, why) in [
+        for (setting, set, why) in [
             (
                 "budget",
+                self.budget.is_some(),
                 format!(
                     "the window sets the context's budget; give {}",
                     self.name("window")
                 ),
             ),
-            ("reserve_output", format!("give {}", self.name("reserve"))),
+            (
+                "reserve_output",
+                self.reserve_output.is_some(),
+                format!("give {}", self.name("reserve")),
+            ),
             (
                 "prompt_tokens",
+                self.prompt_tokens.is_some(),
                 format!("the whole prompt is counted; give {}", self.name("window")),
             ),
-            ("engine", "the chat template's tokenizer counts".to_string()),
+            (
+                "engine",
+                self.engine.is_some(),
+                "the chat template's tokenizer counts".to_string(),
+            ),
             (
                 "tokenizer_kind",
+                self.tokenizer_kind.is_some(),
                 format!(
                     "{} says what {} is",
                     self.name("chat_template"),
@@ -182,7 +182,7 @@ impl Settings {
                 ),
             ),
         ] {
-            if self.is_set(setting) {
+            if set {
                 return Err(
                     self.invalid(setting, format!("not a setting of a whole prompt: {why}"))
                 );
@@ -271,8 +271,12 @@ impl Settings {
     /// kind of a file not given.
     fn check_tokenizer(&self) -> Result<(), Error> {
         if self.tokenizer_file.is_some() {
-            for setting in ["encoding", "model", "engine"] {
-                if self.is_set(setting) {
+            for (setting, set) in [
+                ("encoding", self.encoding.is_some()),
+                ("model", self.model.is_some()),
+                ("engine", self.engine.is_some()),
+            ] {
+                if set {
                     return Err(self.conflict(
                         setting,
                         "tokenizer_file",
@@ -336,28 +340,24 @@ impl Settings {
             .map_err(|err| self.caused("tokenizer_file", err))
     }
 
-    /// Whether `setting` is set: not `None`, `false` or empty.
-    fn is_set(&self, setting: &str) -> bool {
-        match setting {
-            "budget" => self.budget.is_some(),
-            "encoding" => self.encoding.is_some(),
-            "model" => self.model.is_some(),
-            "reserve_output" => self.reserve_output.is_some(),
-            "prompt_tokens" => self.prompt_tokens.is_some(),
-            "engine" => self.engine.is_some(),
-            "tokenizer_kind" => self.tokenizer_kind.is_some(),
-            "window" => self.window.is_some(),
-            "reserve" => self.reserve.is_some(),
-            "chat_template" => self.chat_template.is_some(),
-            "date" => self.date.is_some(),
-            "context_in" => self.context_in.is_some(),
-            "history_max_tokens" => self.history_max_tokens.is_some(),
-            "trim_step" => self.trim_step.is_some(),
-            "allow_special_tokens_in_messages" => self.allow_special_tokens_in_messages,
-            "tools" => self.tools.is_some(),
-            "template_options" => self.template_options.is_some(),
-            other => unreachable!("is_set is not asked of {other}"),
-        }
+    /// The settings only a whole prompt reads, each with whether it is set (not `None` or
+    /// `false`), in the order the first set one is reported.
+    fn whole_prompt(&self) -> [(&'static str, bool); 10] {
+        [
+            ("window", self.window.is_some()),
+            ("reserve", self.reserve.is_some()),
+            ("chat_template", self.chat_template.is_some()),
+            ("date", self.date.is_some()),
+            ("context_in", self.context_in.is_some()),
+            ("history_max_tokens", self.history_max_tokens.is_some()),
+            ("trim_step", self.trim_step.is_some()),
+            (
+                "allow_special_tokens_in_messages",
+                self.allow_special_tokens_in_messages,
+            ),
+            ("tools", self.tools.is_some()),
+            ("template_options", self.template_options.is_some()),
+        ]
     }
 
     /// `err`, a library error of building or loading, said of the setting at fault.

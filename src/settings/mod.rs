@@ -30,6 +30,8 @@
 
 mod build;
 mod read;
+mod refusal;
+mod seen;
 mod spelling;
 mod values;
 
@@ -43,7 +45,6 @@ use crate::options::{Duplicates, Order, Overflow};
 use crate::prompt::{ContextPlacement, ConversationDate, TemplateOptions, Tools};
 use crate::seal::SealKey;
 use crate::tokenizer::{Encoding, Engine, TokenizerKind};
-pub(crate) use read::{Problem, remember};
 pub use spelling::Spelling;
 
 /// Every option of an [`Assembler`](crate::Assembler) and of a

@@ -5,9 +5,9 @@
 //! deserializer. It turns each key from the caller's spelling into the setting's name (an
 //! unknown one is refused with the closest known name), and when a value is refused, it names
 //! the setting as the caller spelled it, with the problem in the same words whatever the
-//! format: the value readers (`values.rs`, and the named choices' `FromStr`) [`remember`]
-//! their problem on this thread for the error to say, where the format's own message would
-//! carry its position or its own wording.
+//! format: each value is watched as it is read (`seen.rs`), and a refused one is read again
+//! for its reader's own words and library error (`refusal.rs`), where the format's own
+//! message would carry its position or its own wording.
 
 use std::cell::RefCell;
 use std::fmt;
@@ -18,33 +18,11 @@ use serde::de::{
 };
 use serde::{Deserialize, forward_to_deserialize_any};
 
+use super::refusal::{Problem, refusal};
+use super::seen::{Seen, WatchedSeed};
 use super::{Settings, Spelling};
 use crate::error::Error;
 use crate::wire::similar::closest;
-
-/// A value's problem, as its reader said it.
-#[derive(Debug)]
-pub(crate) enum Problem {
-    /// In words.
-    Message(String),
-    /// A library error (an unknown name, an invalid date), kept as the setting's source.
-    Library(Error),
-}
-
-thread_local! {
-    /// The problem of the value being read, if its reader refused it.
-    static REMEMBERED: RefCell<Option<Problem>> = const { RefCell::new(None) };
-}
-
-/// Remembers why a value was refused, for the error that names its setting. Readers outside
-/// a settings read leave a problem here that the next read clears first.
-pub(crate) fn remember(problem: Problem) {
-    REMEMBERED.with(|slot| *slot.borrow_mut() = Some(problem));
-}
-
-fn take_remembered() -> Option<Problem> {
-    REMEMBERED.with(|slot| slot.borrow_mut().take())
-}
 
 impl Settings {
     /// Reads settings from `deserializer`, a map whose keys are spelled as `spelling`
@@ -77,7 +55,6 @@ impl Settings {
         own: &[&str],
     ) -> Result<Settings, Error> {
         let failure = RefCell::new(None);
-        take_remembered();
         let read = Settings::deserialize(Spelled {
             inner: deserializer,
             reading: Reading {
@@ -214,6 +191,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for MapOfSettings<'_, V> {
             map,
             reading: self.reading,
             key: String::new(),
+            setting: "",
             seen: Vec::new(),
         })
     }
@@ -226,6 +204,8 @@ struct SpelledMap<'f, A> {
     reading: Reading<'f>,
     /// The key being read, as given.
     key: String,
+    /// The setting it names.
+    setting: &'static str,
     /// The settings read so far: a format that lets a key come twice (JSON text) must not
     /// keep the last one silently.
     seen: Vec<&'static str>,
@@ -271,14 +251,19 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for SpelledMap<'_, A> {
         }
         self.seen.push(setting);
         self.key = given;
+        self.setting = setting;
         let name: StrDeserializer<'_, A::Error> = setting.into_deserializer();
         seed.deserialize(name).map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
-        take_remembered();
-        self.map.next_value_seed(seed).inspect_err(|err| {
-            let (problem, source) = match take_remembered() {
+        let mut seen = Seen::Unknown;
+        let read = self.map.next_value_seed(WatchedSeed {
+            seed,
+            seen: &mut seen,
+        });
+        if let Err(err) = &read {
+            let (problem, source) = match refusal(self.setting, &seen) {
                 Some(Problem::Library(source)) => (source.to_string(), Some(Box::new(source))),
                 Some(Problem::Message(problem)) => (problem, None),
                 None => (without_position(&err.to_string()), None),
@@ -288,6 +273,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for SpelledMap<'_, A> {
                 problem,
                 source,
             });
-        })
+        }
+        read
     }
 }

@@ -5,13 +5,10 @@
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use std::fmt;
 
-use super::read::{Problem, remember};
-
-/// A problem with a value, in words: remembered for the error that names the setting.
+/// A problem with a value, in words: a settings read finds them again (`refusal.rs`), so a
+/// reader must say the same words of the same value.
 fn refuse<E: de::Error>(problem: String) -> E {
-    let err = E::custom(&problem);
-    remember(Problem::Message(problem));
-    err
+    E::custom(problem)
 }
 
 /// A count of tokens, blocks or bytes: a whole number, 0 or more, or nothing. One rule whatever
