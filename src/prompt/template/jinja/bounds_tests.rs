@@ -380,3 +380,31 @@ fn a_dict_one_level_deeper_than_a_namespace_holds_is_refused_when_printed() {
         );
     }
 }
+
+/// The output's margin is the template's own: a template may write megabytes of its own text
+/// around two short messages (3 MB here, under the 4 MiB margin), not only each message's
+/// framing. (Kills the margin made 0.)
+#[test]
+fn a_template_may_write_megabytes_of_its_own_text() {
+    let source = format!(
+        "{{% for i in range(3000) %}}{}{{% endfor %}}",
+        "x".repeat(1000)
+    );
+    assert_eq!(render(&source, &chat()).map(|out| out.len()), Ok(3_000_000));
+}
+
+/// What a template reads decides whether documents may be given to it, and `Debug` says so.
+#[test]
+fn a_template_says_whether_it_reads_documents() {
+    for (source, reads) in [
+        ("{% for d in documents %}{{ d.text }}{% endfor %}", true),
+        ("{{ messages[0].content }}", false),
+    ] {
+        let template = JinjaTemplate::new(source).unwrap();
+        assert_eq!(template.reads_documents(), reads, "{source}");
+        assert_eq!(
+            format!("{template:?}"),
+            format!("JinjaTemplate {{ reads_documents: {reads}, .. }}")
+        );
+    }
+}
