@@ -12,6 +12,7 @@ mod openai_tools;
 mod properties;
 mod reference;
 mod tekken_files;
+mod template_errors;
 mod template_options;
 mod tool_result;
 mod tools;
