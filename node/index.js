@@ -10,3 +10,4 @@ module.exports.CitationStream = native.CitationStream
 module.exports.ResponseStream = native.ResponseStream
 module.exports.resolveCitations = native.resolveCitations
 module.exports.ErrorCode = native.ErrorCode
+module.exports.TemplateErrorKind = native.TemplateErrorKind
