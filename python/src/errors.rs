@@ -33,7 +33,8 @@ pub(crate) fn from_library(err: &mentor_context::Error) -> PyErr {
         err.to_string(),
         err.kind(),
         err.previous_turn_reason(),
-        err.template_error().map(|template| template.kind()),
+        err.template_error()
+            .map(mentor_context::TemplateError::kind),
     )
 }
 

@@ -165,6 +165,7 @@ impl TemplateError {
 
     /// The same error, of the file `path`: its message begins with the path.
     #[must_use]
+    #[cfg_attr(not(feature = "huggingface"), allow(dead_code))]
     pub(crate) fn in_file(self, path: &std::path::Path) -> TemplateError {
         TemplateError {
             name: Some(path.display().to_string()),

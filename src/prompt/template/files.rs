@@ -6,10 +6,9 @@ use std::path::Path;
 use super::ChatTemplate;
 #[cfg(feature = "huggingface")]
 use super::hf_config;
-use crate::error::{
-    Error,
-    TemplateErrorKind::{NotATemplate, Unsupported},
-};
+use crate::error::Error;
+#[cfg(feature = "huggingface")]
+use crate::error::TemplateErrorKind::{NotATemplate, Unsupported};
 #[cfg(feature = "huggingface")]
 use crate::read_file::{TEMPLATE_FILE, read_file};
 use crate::read_file::{describe, regular};

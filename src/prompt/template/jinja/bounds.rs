@@ -185,7 +185,7 @@ const RECURSION_LIMIT_EXCEEDED: &str = "recursion limit exceeded";
 
 /// Whether `err` is a nesting bound's: ours ([`too_deep`]) or minijinja's recursion limit.
 pub(super) fn is_too_deep(err: &Error) -> bool {
-    std::error::Error::source(err).is_some_and(|source| source.is::<TooDeep>())
+    std::error::Error::source(err).is_some_and(<dyn std::error::Error>::is::<TooDeep>)
         || (err.kind() == ErrorKind::InvalidOperation
             && err.detail() == Some(RECURSION_LIMIT_EXCEEDED))
 }
