@@ -728,6 +728,37 @@ export interface TemplateDocument {
   text: string
 }
 
+/**
+ * What a `CHAT_TEMPLATE` error is, in its `templateKind`: the library's `TemplateErrorKind`,
+ * by its stable code (the HTTP service's `templateKind`, Python's `template_kind`).
+ */
+export declare enum TemplateErrorKind {
+  /** The template does not compile (a syntax error, a construct not supported). */
+  Syntax = 'SYNTAX',
+  /**
+   * What was given is not a template: a file that cannot be read or is not UTF-8, a
+   * config without a usable `chat_template`, a source over a megabyte.
+   */
+  NotATemplate = 'NOT_A_TEMPLATE',
+  /**
+   * A template the library will not write with its tokenizer (a Tekken file of another
+   * version, or without a token its format writes).
+   */
+  Unsupported = 'UNSUPPORTED',
+  /** The template raised on this conversation (its `raise_exception`, or any error in it). */
+  Raised = 'RAISED',
+  /** The render ran out of fuel: more work than its input allows. */
+  OutOfFuel = 'OUT_OF_FUEL',
+  /** A value or calls nested deeper than the render allows. */
+  TooDeep = 'TOO_DEEP',
+  /** The render wrote more than its input's size and a margin. */
+  OutputTooLarge = 'OUTPUT_TOO_LARGE',
+  /** The template left out the context where it was placed. */
+  ContextNotWritten = 'CONTEXT_NOT_WRITTEN',
+  /** The engine could not run the template. */
+  EngineFailed = 'ENGINE_FAILED',
+}
+
 /** `{ type: 'text', text }`. */
 export interface TextBlock {
   type: 'text'

@@ -12,3 +12,4 @@ module.exports.resolveCitations = native.resolveCitations
 module.exports.mistralToolContent = native.mistralToolContent
 module.exports.cohereToolContent = native.cohereToolContent
 module.exports.ErrorCode = native.ErrorCode
+module.exports.TemplateErrorKind = native.TemplateErrorKind

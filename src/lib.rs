@@ -172,7 +172,7 @@ struct ReadmeExamples;
 pub use assembler::Assembler;
 pub use builder::ContextBuilder;
 pub use context::{AssembledContext, Citation, Omission, OmitReason};
-pub use error::{Error, ErrorKind, PreviousTurnReason};
+pub use error::{Error, ErrorKind, PreviousTurnReason, TemplateError, TemplateErrorKind};
 pub use layout::Layout;
 pub use options::{Duplicates, Order, Overflow};
 pub use provenance::Fingerprint;

@@ -141,6 +141,49 @@ impl ErrorCode {
     }
 }
 
+/// What a `CHAT_TEMPLATE` error is, in its `templateKind`: the library's `TemplateErrorKind`,
+/// by its stable code (the HTTP service's `templateKind`, Python's `template_kind`).
+#[napi(string_enum = "UPPER_SNAKE")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TemplateErrorKind {
+    /// The template does not compile (a syntax error, a construct not supported).
+    Syntax,
+    /// What was given is not a template: a file that cannot be read or is not UTF-8, a
+    /// config without a usable `chat_template`, a source over a megabyte.
+    NotATemplate,
+    /// A template the library will not write with its tokenizer (a Tekken file of another
+    /// version, or without a token its format writes).
+    Unsupported,
+    /// The template raised on this conversation (its `raise_exception`, or any error in it).
+    Raised,
+    /// The render ran out of fuel: more work than its input allows.
+    OutOfFuel,
+    /// A value or calls nested deeper than the render allows.
+    TooDeep,
+    /// The render wrote more than its input's size and a margin.
+    OutputTooLarge,
+    /// The template left out the context where it was placed.
+    ContextNotWritten,
+    /// The engine could not run the template.
+    EngineFailed,
+}
+
+#[cfg(test)]
+impl TemplateErrorKind {
+    /// Every kind, in the library's order.
+    const ALL: [TemplateErrorKind; 9] = [
+        TemplateErrorKind::Syntax,
+        TemplateErrorKind::NotATemplate,
+        TemplateErrorKind::Unsupported,
+        TemplateErrorKind::Raised,
+        TemplateErrorKind::OutOfFuel,
+        TemplateErrorKind::TooDeep,
+        TemplateErrorKind::OutputTooLarge,
+        TemplateErrorKind::ContextNotWritten,
+        TemplateErrorKind::EngineFailed,
+    ];
+}
+
 /// A problem to throw: its kind and its one-line message. Plain data, so it can be made on a
 /// worker thread and thrown (or a promise rejected) on the JavaScript thread.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -149,6 +192,8 @@ pub struct Failure {
     pub(crate) message: String,
     /// Why a previous report was refused, for `error.reason` (and `error.block`).
     pub(crate) reason: Option<mentor_context::PreviousTurnReason>,
+    /// What a chat template's error is, for `error.templateKind`.
+    pub(crate) template_kind: Option<mentor_context::TemplateErrorKind>,
 }
 
 impl Failure {
@@ -157,6 +202,7 @@ impl Failure {
             code,
             message: message.into(),
             reason: None,
+            template_kind: None,
         }
     }
 
@@ -165,6 +211,9 @@ impl Failure {
     pub(crate) fn library(err: &mentor_context::Error) -> Failure {
         Failure {
             reason: err.previous_turn_reason(),
+            template_kind: err
+                .template_error()
+                .map(mentor_context::TemplateError::kind),
             ..Failure::new(ErrorCode::of(err), err.to_string())
         }
     }
@@ -189,6 +238,10 @@ impl Failure {
                     let block = raw::number_value(env, block as f64)?;
                     raw::set_named(env, error, c"block", block)?;
                 }
+            }
+            if let Some(kind) = self.template_kind {
+                let code = raw::string(env, kind.code())?;
+                raw::set_named(env, error, c"templateKind", code)?;
             }
             Ok(error)
         });
@@ -251,5 +304,23 @@ mod tests {
             assert_eq!(snake, kind.code());
         }
         assert_eq!(ErrorCode::LibraryError.as_str(), "LIBRARY_ERROR");
+    }
+
+    #[test]
+    fn the_template_kinds_are_the_library_s_in_its_order() {
+        let library = mentor_context::TemplateErrorKind::ALL;
+        assert_eq!(TemplateErrorKind::ALL.len(), library.len());
+        for (ours, kind) in TemplateErrorKind::ALL.iter().zip(library) {
+            // napi-rs writes the enum's variant in upper snake case: the library's code.
+            let variant = format!("{ours:?}");
+            let mut snake = String::new();
+            for (at, c) in variant.char_indices() {
+                if c.is_ascii_uppercase() && at > 0 {
+                    snake.push('_');
+                }
+                snake.push(c.to_ascii_uppercase());
+            }
+            assert_eq!(snake, kind.code());
+        }
     }
 }

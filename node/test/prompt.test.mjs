@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { test } from 'node:test'
 
-import { PromptAssembler } from '../index.js'
+import { PromptAssembler, TemplateErrorKind } from '../index.js'
 import { FIXTURES, checkError, load, matches, runCli, tempFile, thrown } from './helpers.mjs'
 
 const RESULTS = join(FIXTURES, 'pricing.json')
@@ -221,4 +221,29 @@ test('a template file with its tokenizer.json is `prompt --json` byte for byte',
   const missing = checkError(thrown(() => new PromptAssembler({ chatTemplate, tokenizerFile: '/no/such/tokenizer.json', window: 1024 })),
     'TOKENIZER_FILE')
   assert.match(missing, /^tokenizerFile: tokenizer file \/no\/such\/tokenizer\.json: /)
+})
+
+test('a chat template\'s error has its kind in templateKind, beside the code CHAT_TEMPLATE', () => {
+  const tokenizerFile = tempFile('tokenizer.json', TOKENIZER)
+  const failing = "{% if mode == 'raise' %}{{ raise_exception('no system message') }}" +
+    "{% elif mode == 'loop' %}{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}{% endif %}" +
+    TEMPLATE
+  const chatTemplate = tempFile('chat_template.jinja', failing)
+  for (const [mode, kind, words] of [
+    ['raise', TemplateErrorKind.Raised, 'the template raised: no system message'],
+    ['loop', TemplateErrorKind.OutOfFuel, 'out of fuel'],
+  ]) {
+    const prompts = new PromptAssembler({ chatTemplate, tokenizerFile, window: 1024, reserve: 256, templateOptions: { mode } })
+    const err = thrown(() => prompts.assemble(load(CONVERSATION), load(RESULTS)))
+    assert.ok(checkError(err, 'CHAT_TEMPLATE').includes(words), err.message)
+    assert.equal(err.templateKind, kind)
+  }
+  assert.equal(TemplateErrorKind.Raised, 'RAISED')
+  const broken = tempFile('broken.jinja', '{% for m in messages %}\n{{ m.content }\n{% endfor %}')
+  const err = thrown(() => new PromptAssembler({ chatTemplate: broken, tokenizerFile, window: 1024 }))
+  assert.match(checkError(err, 'CHAT_TEMPLATE'), /broken\.jinja: .*\(line 2\)$/)
+  assert.equal(err.templateKind, 'SYNTAX')
+  // Every other error has none.
+  const other = thrown(() => new PromptAssembler({ chatTemplate, tokenizerFile: '/no/such/tokenizer.json', window: 1024 }))
+  assert.equal(other.templateKind, undefined)
 })

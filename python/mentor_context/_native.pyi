@@ -20,6 +20,10 @@ class MentorContextError(ValueError):
     ``OTHER_TOKENIZER``, ``OTHER_LAYOUT``, ``EDITED_BLOCK``, ``EDITED_TEXT``), else None."""
     block: int | None
     """The block an ``EDITED_BLOCK`` names."""
+    template_kind: str | None
+    """What a ``CHAT_TEMPLATE`` error is (``RAISED``, ``OUT_OF_FUEL``, ``TOO_DEEP``,
+    ``OUTPUT_TOO_LARGE``, ``CONTEXT_NOT_WRITTEN``, ``SYNTAX``, ``NOT_A_TEMPLATE``,
+    ``UNSUPPORTED``, ``ENGINE_FAILED``: the library's ``TemplateErrorKind``), else None."""
 
 class Citation(TypedDict):
     index: int

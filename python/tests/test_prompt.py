@@ -124,3 +124,34 @@ def test_template_options_are_named_when_wrong():
     with pytest.raises(MentorContextError, match="template_options: the harmony"):
         PromptAssembler(4096, "harmony").assemble(conversation(), results(),
                                                   template_options={"enable_thinking": False})
+
+
+FAILS_BY_MODE = (
+    "{% if mode == 'raise' %}{{ raise_exception('no system message') }}"
+    "{% elif mode == 'loop' %}{% for i in range(100000) %}{% for j in range(100000) %}"
+    "{% endfor %}{% endfor %}{% endif %}"
+    "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
+    "<|im_start|>assistant\n"
+)
+
+
+def test_a_template_s_error_has_its_kind(tmp_path):
+    template = tmp_path / "chat_template.jinja"
+    template.write_text(FAILS_BY_MODE, encoding="utf-8")
+    tokenizer = str(CHATML / "tokenizer.json")
+    prompts = PromptAssembler(4096, str(template), tokenizer_file=tokenizer)
+    for mode, kind, words in [("raise", "RAISED", "the template raised: no system message"),
+                              ("loop", "OUT_OF_FUEL", "out of fuel")]:
+        with pytest.raises(MentorContextError, match=words) as raised:
+            prompts.assemble(conversation(), results(), template_options={"mode": mode})
+        assert raised.value.code == "CHAT_TEMPLATE"
+        assert raised.value.template_kind == kind
+    broken = tmp_path / "broken.jinja"
+    broken.write_text("{% for m in messages %}\n{{ m.content }\n{% endfor %}", encoding="utf-8")
+    with pytest.raises(MentorContextError, match=r"broken.jinja: .*\(line 2\)") as raised:
+        PromptAssembler(4096, str(broken), tokenizer_file=tokenizer)
+    assert (raised.value.code, raised.value.template_kind) == ("CHAT_TEMPLATE", "SYNTAX")
+    # Every other error has none.
+    with pytest.raises(MentorContextError) as raised:
+        PromptAssembler(30, "openai", reserve=0).assemble(conversation(), results())
+    assert raised.value.template_kind is None

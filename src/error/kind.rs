@@ -51,7 +51,9 @@ pub enum ErrorKind {
     PreviousTurnMismatch,
     /// The earlier turns' blocks alone take more than the budget.
     EarlierBlocksOverBudget,
-    /// A chat template that does not compile, raises, or runs out of fuel.
+    /// A chat template that does not compile, raises, or runs out of fuel: its
+    /// [`TemplateError`](crate::TemplateError) says which, by its own
+    /// [`TemplateErrorKind`](crate::TemplateErrorKind).
     ChatTemplate,
     /// A conversation that cannot be fitted as given.
     InvalidConversation,

@@ -1,14 +1,17 @@
 //! Errors: what went wrong, and where. [`Error`] says it in words and in fields;
 //! [`ErrorKind`] (`kind.rs`) is the kind to match on, with a stable code; a refused previous
-//! report says why in a [`PreviousTurnReason`] (`previous.rs`).
+//! report says why in a [`PreviousTurnReason`] (`previous.rs`); a chat template's error is a
+//! [`TemplateError`] of a [`TemplateErrorKind`] (`template.rs`).
 
 mod kind;
 mod previous;
+mod template;
 
 use std::sync::Arc;
 
 pub use kind::ErrorKind;
 pub use previous::PreviousTurnReason;
+pub use template::{TemplateError, TemplateErrorKind};
 
 /// Everything that can go wrong when configuring an assembler or reading results.
 ///
@@ -162,13 +165,11 @@ pub enum Error {
         budget: usize,
     },
     /// A chat template that cannot be used: it does not compile, it raised an exception, it
-    /// ran out of fuel or wrote too much, or its file is not a template. The problem names the
-    /// file and line where known.
-    #[error("chat template: {problem}")]
-    ChatTemplate {
-        /// What is wrong, in words.
-        problem: String,
-    },
+    /// ran out of fuel or wrote too much, or its file is not a template. The message names the
+    /// file and line where known; the [`TemplateError`] says which of these it is
+    /// ([`TemplateError::kind`]), on which line, and holds minijinja's error as its `source()`.
+    #[error(transparent)]
+    ChatTemplate(TemplateError),
     /// A conversation that cannot be fitted as given: empty, not ending with the user's
     /// question, a role that is not a name, or a message the template's kind cannot write.
     #[error("conversation: {problem}")]
@@ -270,7 +271,7 @@ impl Error {
             Error::Json { .. } => ErrorKind::InvalidJson,
             Error::PreviousTurnMismatch { .. } => ErrorKind::PreviousTurnMismatch,
             Error::EarlierBlocksOverBudget { .. } => ErrorKind::EarlierBlocksOverBudget,
-            Error::ChatTemplate { .. } => ErrorKind::ChatTemplate,
+            Error::ChatTemplate(_) => ErrorKind::ChatTemplate,
             Error::Conversation { .. } => ErrorKind::InvalidConversation,
             Error::InvalidDate { .. } => ErrorKind::InvalidDate,
             Error::PromptSetting { .. } => ErrorKind::InvalidSetting,
@@ -297,6 +298,25 @@ impl Error {
         }
     }
 
+    /// The chat template's error, for an [`Error::ChatTemplate`] (or a setting's error caused
+    /// by one): its [`kind`](TemplateError::kind) and [`line`](TemplateError::line).
+    #[must_use]
+    pub fn template_error(&self) -> Option<&TemplateError> {
+        match self {
+            Error::ChatTemplate(err) => Some(err),
+            Error::Setting {
+                source: Some(source),
+                ..
+            } => source.template_error(),
+            _ => None,
+        }
+    }
+
+    /// A chat template's error of `kind`, said as `problem`.
+    pub(crate) fn template(kind: TemplateErrorKind, problem: impl Into<String>) -> Error {
+        Error::ChatTemplate(TemplateError::new(kind, problem))
+    }
+
     /// The setting a configuration error is about, by its name in
     /// [`Settings`](crate::Settings) (`"header"` for [`Error::HeaderOverBudget`]), where one
     /// setting is.
@@ -308,7 +328,7 @@ impl Error {
             Error::SealKeyTooShort { .. } => Some("seal_key"),
             Error::NanMinScore => Some("min_score"),
             Error::PromptSetting { setting, .. } => Some(setting),
-            Error::ChatTemplate { .. } => Some("chat_template"),
+            Error::ChatTemplate(_) => Some("chat_template"),
             Error::TokenizerFile { .. } => Some("tokenizer_file"),
             Error::PromptTooLarge { .. } => Some("window"),
             _ => None,

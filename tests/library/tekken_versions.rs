@@ -70,7 +70,13 @@ fn a_version_whose_format_is_not_written_is_refused_naming_it() {
         // The file still counts: the version names the format, not the vocabulary.
         assert_eq!(tekken.version().as_str(), version);
         assert!(tekken.count("Plan B?") > 0);
-        let err = ChatTemplate::mistral(tekken).unwrap_err().to_string();
+        let err = ChatTemplate::mistral(tekken).unwrap_err();
+        // A template this library does not write: not the template's fault on a conversation.
+        let kind = err
+            .template_error()
+            .map(mentor_context::TemplateError::kind);
+        assert_eq!(kind, Some(mentor_context::TemplateErrorKind::Unsupported));
+        let err = err.to_string();
         assert!(
             err.contains(&format!("the Tekken file's version is {version};"))
                 && err.contains("for versions v3, v7, v11, v13 only")

@@ -147,6 +147,7 @@ async fn cite(
     request_body(content = schemas::PromptRequest, description = "The conversation (OpenAI-style messages, the user's question last) and the results"),
     responses((status = 200, description = "The whole prompt, as `prompt --json` writes it", body = mentor_context::prompt::Prompt),
         (status = 404, description = "No such profile, or it fits a context alone", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "The profile's chat template failed on this request: it raised (`templateKind` `RAISED`), met a bound (`OUT_OF_FUEL`, `TOO_DEEP`, `OUTPUT_TOO_LARGE`), or left the context out (`CONTEXT_NOT_WRITTEN`); `code` is `CHAT_TEMPLATE`", body = Problem, content_type = "application/problem+json"),
         schemas::Refused))]
 async fn prompt(
     state: State<Arc<Shared>>,

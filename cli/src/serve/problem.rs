@@ -1,5 +1,8 @@
 //! Errors as RFC 9457 problem details (`application/problem+json`): the status, the library's
-//! stable code, and the same words the command writes in its one line.
+//! stable code, and the same words the command writes in its one line. A chat template's
+//! error is a 422 naming its kind (`templateKind`): the request was read, and the profile's
+//! template failed on it (profiles' templates are compiled at start, so none fails to
+//! compile here).
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -24,6 +27,13 @@ pub(crate) struct Problem {
     /// `UNSUPPORTED_MEDIA_TYPE`, `URI_TOO_LONG`, `HEADERS_TOO_LARGE`, `OVERLOADED`, `TIMEOUT`,
     /// `INTERNAL`.
     code: &'static str,
+    /// For a `CHAT_TEMPLATE` problem (422), the template's error kind: `RAISED` (the template
+    /// raised on the request's conversation), a bound it met (`OUT_OF_FUEL`, `TOO_DEEP`,
+    /// `OUTPUT_TOO_LARGE`), `CONTEXT_NOT_WRITTEN`, `UNSUPPORTED`, ... (the library's
+    /// `TemplateErrorKind` codes). Absent from every other problem.
+    #[serde(rename = "templateKind", skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    template_kind: Option<&'static str>,
 }
 
 impl Problem {
@@ -38,6 +48,7 @@ impl Problem {
             status: status.as_u16(),
             detail: detail.into(),
             code,
+            template_kind: None,
         }
     }
 
@@ -46,14 +57,26 @@ impl Problem {
         Problem::new(StatusCode::BAD_REQUEST, kind.code(), detail)
     }
 
-    /// A 400 of a library error, with its words and code.
+    /// A library error, with its words and code: a 400, or for a chat template's error a 422
+    /// naming its kind.
     pub(crate) fn library(err: &mentor_context::Error) -> Problem {
-        Problem::bad_request(err.kind(), err.to_string())
+        Problem::of_library(err, err.to_string())
     }
 
-    /// A 400 of a library error in `what` (`previous`, `report`).
+    /// A library error in `what` (`previous`, `report`), as [`library`](Self::library).
     pub(crate) fn library_in(what: &str, err: &mentor_context::Error) -> Problem {
-        Problem::bad_request(err.kind(), in_part(what, &err.to_string()))
+        Problem::of_library(err, in_part(what, &err.to_string()))
+    }
+
+    fn of_library(err: &mentor_context::Error, detail: String) -> Problem {
+        match err.template_error() {
+            // Whatever its kind, never a 5xx: the request is what the template failed on.
+            Some(template) => Problem {
+                template_kind: Some(template.kind().code()),
+                ..Problem::new(StatusCode::UNPROCESSABLE_ENTITY, err.kind().code(), detail)
+            },
+            None => Problem::bad_request(err.kind(), detail),
+        }
     }
 
     pub(crate) fn status(&self) -> StatusCode {

@@ -5,7 +5,7 @@ use minijinja::value::{Value, ValueKind};
 
 use super::PromptAssembler;
 use super::conversation::Conversation;
-use crate::error::Error;
+use crate::error::{Error, TemplateError, TemplateErrorKind};
 use crate::prompt::ConversationDate;
 use crate::prompt::count::Counting;
 use crate::prompt::placement::ContextPlacement;
@@ -117,13 +117,16 @@ impl PromptAssembler {
             let core = context.text.trim();
             let text = rendered.text.as_deref().unwrap_or_default();
             if !core.is_empty() && !text.contains(core) {
-                return Err(Error::ChatTemplate {
-                    problem: "the chat template did not write the context placed in the system \
-                              message's last text part (it writes only some parts of that \
-                              message); give the system message as text, or place the context \
-                              elsewhere with `context_in`"
-                        .to_string(),
-                });
+                return Err(Error::ChatTemplate(
+                    TemplateError::new(
+                        TemplateErrorKind::ContextNotWritten,
+                        "the chat template did not write the context placed in the system \
+                         message's last text part (it writes only some parts of that \
+                         message); give the system message as text, or place the context \
+                         elsewhere with `context_in`",
+                    )
+                    .named(inner.template.name()),
+                ));
             }
         }
         let total = self.count(&rendered, &context, counting)?;

@@ -8,6 +8,8 @@ use super::ChatTemplate;
 use super::hf_config;
 use crate::error::Error;
 #[cfg(feature = "huggingface")]
+use crate::error::TemplateErrorKind::{NotATemplate, Unsupported};
+#[cfg(feature = "huggingface")]
 use crate::read_file::{TEMPLATE_FILE, read_file};
 use crate::read_file::{describe, regular};
 use crate::tokenizer::{Encoding, TekkenTokenizer};
@@ -173,8 +175,8 @@ impl ChatTemplate {
         config: &[u8],
         tokenizer: crate::tokenizer::HuggingFaceTokenizer,
     ) -> Result<ChatTemplate, Error> {
-        let config = hf_config::read(config).map_err(|problem| Error::ChatTemplate {
-            problem: format!("tokenizer_config.json: {problem}"),
+        let config = hf_config::read(config).map_err(|problem| {
+            Error::template(NotATemplate, format!("tokenizer_config.json: {problem}"))
         })?;
         ChatTemplate::from_hugging_face_parts(
             &config.template,
@@ -200,19 +202,19 @@ impl ChatTemplate {
     ) -> Result<ChatTemplate, Error> {
         let template_file = template_file.as_ref();
         let tokenizer = crate::tokenizer::HuggingFaceTokenizer::from_file(tokenizer_file)?;
-        let bytes = read_file(template_file, TEMPLATE_FILE).map_err(|e| Error::ChatTemplate {
-            problem: format!("{}: cannot read: {}", template_file.display(), describe(&e)),
-        })?;
         let in_file = |err: Error| match err {
-            Error::ChatTemplate { problem } => Error::ChatTemplate {
-                problem: format!("{}: {problem}", template_file.display()),
-            },
+            Error::ChatTemplate(err) => Error::ChatTemplate(err.in_file(template_file)),
             other => other,
         };
+        let bytes = read_file(template_file, TEMPLATE_FILE).map_err(|e| {
+            in_file(Error::template(
+                NotATemplate,
+                format!("cannot read: {}", describe(&e)),
+            ))
+        })?;
         if template_file.extension().is_some_and(|e| e == "jinja") {
-            let source = String::from_utf8(bytes).map_err(|_| Error::ChatTemplate {
-                problem: format!("{}: not UTF-8", template_file.display()),
-            })?;
+            let source = String::from_utf8(bytes)
+                .map_err(|_| in_file(Error::template(NotATemplate, "not UTF-8")))?;
             ChatTemplate::from_hugging_face_parts(&source, None, None, tokenizer).map_err(in_file)
         } else {
             ChatTemplate::hugging_face(&bytes, tokenizer).map_err(in_file)
@@ -227,9 +229,10 @@ impl ChatTemplate {
         tokenizer: crate::tokenizer::HuggingFaceTokenizer,
     ) -> Result<ChatTemplate, Error> {
         if !tokenizer.keeps_zero_width_space() {
-            return Err(Error::ChatTemplate {
-                problem: "the tokenizer's normalizer removes U+200B, so control tokens in retrieved text could not be neutralized".to_string(),
-            });
+            return Err(Error::template(
+                Unsupported,
+                "the tokenizer's normalizer removes U+200B, so control tokens in retrieved text could not be neutralized",
+            ));
         }
         let control: Vec<String> = tokenizer
             .added_tokens()

@@ -26,7 +26,7 @@ use minijinja::value::Value;
 
 use super::control::ControlTokens;
 use super::date::ConversationDate;
-use crate::error::Error;
+use crate::error::{Error, TemplateErrorKind::EngineFailed};
 use crate::tokenizer::{Encoding, TekkenTokenizer, TokenCounter};
 use capabilities::effort_of;
 use jinja::JinjaTemplate;
@@ -98,8 +98,8 @@ impl ChatTemplate {
         control: Vec<String>,
         name: String,
     ) -> Result<Self, Error> {
-        let control =
-            ControlTokens::new(control).map_err(|problem| Error::ChatTemplate { problem })?;
+        let control = ControlTokens::new(control)
+            .map_err(|problem| Error::template(EngineFailed, problem))?;
         Ok(ChatTemplate {
             inner: Arc::new(Inner {
                 kind,
@@ -219,8 +219,7 @@ impl ChatTemplate {
         bos_token: Option<String>,
         eos_token: Option<String>,
     ) -> Result<ChatTemplate, Error> {
-        let template =
-            JinjaTemplate::new(source).map_err(|problem| Error::ChatTemplate { problem })?;
+        let template = JinjaTemplate::new(source).map_err(Error::ChatTemplate)?;
         let mut control: Vec<String> = control_tokens.into_iter().collect();
         control.extend(
             bos_token
@@ -314,7 +313,7 @@ impl ChatTemplate {
                         date: input.date,
                         input_bytes,
                     })
-                    .map_err(|problem| Error::ChatTemplate { problem })?;
+                    .map_err(|err| self.naming(Error::ChatTemplate(err)))?;
                 Ok(Rendered::split(text, control))
             }
             Kind::Harmony(effort) => {
@@ -350,7 +349,8 @@ impl ChatTemplate {
                 })
             }
             Kind::Mistral(format) => Ok(Rendered::split(
-                mistral::render(input.messages, input.tools, *format, control)?,
+                mistral::render(input.messages, input.tools, *format, control)
+                    .map_err(|err| self.naming(err))?,
                 control,
             )),
             _ if !self.takes_tools() && input.tools.is_some_and(|tools| tools.len() != Some(0)) => {
@@ -364,6 +364,14 @@ impl ChatTemplate {
                     .tools
                     .and_then(|tools| Some((tools, openai_tools::constants(*encoding)?))),
             ),
+        }
+    }
+
+    /// `err`, a chat template's error, naming this template.
+    fn naming(&self, err: Error) -> Error {
+        match err {
+            Error::ChatTemplate(err) => Error::ChatTemplate(err.named(&self.inner.name)),
+            other => other,
         }
     }
 }

@@ -14,6 +14,7 @@ mod properties;
 mod reference;
 mod snapshots;
 mod tekken_files;
+mod template_errors;
 mod template_options;
 mod tool_result;
 mod tools;

@@ -5,7 +5,7 @@
 use mentor_context::prompt::{
     ChatTemplate, ContextPlacement, ConversationDate, Message, Prompt, PromptBuilder,
 };
-use mentor_context::{Encoding, Error, MentorRagResult};
+use mentor_context::{Encoding, Error, MentorRagResult, TemplateErrorKind};
 use serde_json::json;
 
 use crate::common;
@@ -162,6 +162,7 @@ fn a_context_the_template_leaves_out_is_an_error() {
         None,
     )
     .unwrap();
+    let name = first_part_only.name().to_string();
     let chat = [
         message(json!({"role": "system", "content": [
             {"type": "text", "text": "Answer in one sentence."},
@@ -178,9 +179,13 @@ fn a_context_the_template_leaves_out_is_an_error() {
     )
     .unwrap_err();
     assert!(
-        matches!(&error, Error::ChatTemplate { problem } if problem.contains("did not write the context")),
+        matches!(&error, Error::ChatTemplate(err) if err.problem().contains("did not write the context")),
         "{error}"
     );
+    let template_error = error.template_error().expect("a template's error");
+    assert_eq!(template_error.kind(), TemplateErrorKind::ContextNotWritten);
+    assert_eq!(template_error.line(), None);
+    assert_eq!(template_error.name(), Some(name.as_str()));
 }
 
 /// A tool result answers a call made before a user message: when the call's turn goes, the

@@ -10,6 +10,7 @@ use super::*;
 mod edges;
 mod limits;
 mod requests;
+mod template_errors;
 mod timeouts;
 mod tool_result;
 

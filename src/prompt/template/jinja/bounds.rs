@@ -169,10 +169,36 @@ impl<'a> Meter<'a> {
     }
 }
 
-/// The error for a value nested deeper than [`MAX_DEPTH`] in `what` (`repr`, `tojson`, ...).
+/// The error for a value nested deeper than [`MAX_DEPTH`] in `what` (`repr`, `tojson`, ...),
+/// marked as this bound's ([`is_too_deep`]).
 pub(super) fn too_deep(what: &str) -> Error {
     Error::new(
         ErrorKind::InvalidOperation,
         format!("{what}: the value is nested more than {MAX_DEPTH} levels deep"),
     )
+    .with_source(TooDeep)
 }
+
+/// minijinja's detail for calls nested past the environment's recursion limit
+/// (`vm/context.rs`, `check_depth`, in minijinja 3.1.0, the version `Cargo.toml` pins).
+const RECURSION_LIMIT_EXCEEDED: &str = "recursion limit exceeded";
+
+/// Whether `err` is a nesting bound's: ours ([`too_deep`]) or minijinja's recursion limit.
+pub(super) fn is_too_deep(err: &Error) -> bool {
+    std::error::Error::source(err).is_some_and(<dyn std::error::Error>::is::<TooDeep>)
+        || (err.kind() == ErrorKind::InvalidOperation
+            && err.detail() == Some(RECURSION_LIMIT_EXCEEDED))
+}
+
+/// The mark [`too_deep`]'s error carries as its source, so that the render's error says
+/// which bound it met without reading its words.
+#[derive(Debug)]
+struct TooDeep;
+
+impl std::fmt::Display for TooDeep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "nested more than {MAX_DEPTH} levels deep")
+    }
+}
+
+impl std::error::Error for TooDeep {}

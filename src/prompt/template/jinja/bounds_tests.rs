@@ -137,7 +137,12 @@ fn hostile_templates_end_in_one_error_naming_their_bound() {
     assert!(chain.len() <= super::MAX_TEMPLATE_BYTES);
     let _compiled_or_refused = JinjaTemplate::new(&chain).map(|t| t.reads_documents());
     let huge = "x".repeat(super::MAX_TEMPLATE_BYTES + 1);
-    assert!(JinjaTemplate::new(&huge).unwrap_err().contains("at most"));
+    assert!(
+        JinjaTemplate::new(&huge)
+            .unwrap_err()
+            .problem()
+            .contains("at most")
+    );
 }
 
 /// `render(source)`, failing the test if it has not ended after 30 seconds: no bound here is

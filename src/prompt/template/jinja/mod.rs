@@ -35,6 +35,7 @@ use minijinja::syntax::SyntaxConfig;
 use minijinja::value::{Value, ValueKind};
 use minijinja::{Environment, Error as JinjaError, ErrorKind, State};
 
+use crate::error::{TemplateError, TemplateErrorKind};
 use crate::prompt::ConversationDate;
 use generation_tags::rewrite_generation_tags;
 use python::Side;
@@ -95,13 +96,17 @@ impl JinjaTemplate {
     ///
     /// # Errors
     ///
-    /// The problem, in words, with the line it is on: a syntax error, or a template over
-    /// [`MAX_TEMPLATE_BYTES`].
-    pub(crate) fn new(source: &str) -> Result<JinjaTemplate, String> {
+    /// The problem, with the line it is on: a syntax error ([`TemplateErrorKind::Syntax`]),
+    /// or a template over [`MAX_TEMPLATE_BYTES`] ([`TemplateErrorKind::NotATemplate`]: no
+    /// chat template is that long).
+    pub(crate) fn new(source: &str) -> Result<JinjaTemplate, TemplateError> {
         if source.len() > MAX_TEMPLATE_BYTES {
-            return Err(format!(
-                "the template is {} bytes; at most {MAX_TEMPLATE_BYTES} are accepted",
-                source.len()
+            return Err(TemplateError::new(
+                TemplateErrorKind::NotATemplate,
+                format!(
+                    "the template is {} bytes; at most {MAX_TEMPLATE_BYTES} are accepted",
+                    source.len()
+                ),
             ));
         }
         let mut env = Environment::new();
@@ -109,7 +114,7 @@ impl JinjaTemplate {
             .trim_blocks(true)
             .lstrip_blocks(true)
             .build()
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| TemplateError::engine(TemplateErrorKind::Syntax, e.to_string(), e))?;
         env.set_syntax(syntax.clone());
         // Set per render (`bounds::fuel_for`); this only turns the tracking on.
         env.set_fuel(Some(bounds::BASE_FUEL));
@@ -150,21 +155,30 @@ impl JinjaTemplate {
                 .stack_size(bounds::compile_stack_for(source.len()))
                 .spawn_scoped(scope, || {
                     let source =
-                        stringify::rewrite_operators(&source, syntax).map_err(|e| describe(&e))?;
+                        stringify::rewrite_operators(&source, syntax).map_err(syntax_error)?;
                     let source_bytes = source.len();
-                    env.add_template_owned(NAME, source)
-                        .map_err(|e| describe(&e))?;
+                    env.add_template_owned(NAME, source).map_err(syntax_error)?;
                     // `undeclared_variables` parses the source again, as deep.
                     let reads_documents = env
                         .get_template(NAME)
-                        .map_err(|e| describe(&e))?
+                        .map_err(syntax_error)?
                         .undeclared_variables(false)
                         .contains("documents");
-                    Ok::<_, String>((env, reads_documents, source_bytes))
+                    Ok::<_, TemplateError>((env, reads_documents, source_bytes))
                 })
-                .map_err(|e| format!("no thread to compile the template on: {e}"))?
+                .map_err(|e| {
+                    TemplateError::new(
+                        TemplateErrorKind::EngineFailed,
+                        format!("no thread to compile the template on: {e}"),
+                    )
+                })?
                 .join()
-                .map_err(|_| "the template's compiler panicked".to_string())?
+                .map_err(|_| {
+                    TemplateError::new(
+                        TemplateErrorKind::EngineFailed,
+                        "the template's compiler panicked",
+                    )
+                })?
         });
         let (env, reads_documents, source_bytes) = compiled?;
         Ok(JinjaTemplate {
@@ -185,9 +199,10 @@ impl JinjaTemplate {
     ///
     /// # Errors
     ///
-    /// What the template raised, or why it was stopped (out of fuel, too deep, too long), in
-    /// words.
-    pub(crate) fn render(&self, input: &RenderInput<'_>) -> Result<String, String> {
+    /// What the template raised ([`TemplateErrorKind::Raised`]), or the bound that stopped it
+    /// ([`TemplateErrorKind::OutOfFuel`], [`TooDeep`](TemplateErrorKind::TooDeep),
+    /// [`OutputTooLarge`](TemplateErrorKind::OutputTooLarge)).
+    pub(crate) fn render(&self, input: &RenderInput<'_>) -> Result<String, TemplateError> {
         self.render_metered(input).0
     }
 
@@ -197,7 +212,10 @@ impl JinjaTemplate {
     /// can build (by its fuel and by its source, [`bounds::stack_for`]): minijinja compares,
     /// prints and drops values recursively, and a value nested past what the stack holds
     /// would abort the process.
-    fn render_metered(&self, input: &RenderInput<'_>) -> (Result<String, String>, Option<u64>) {
+    fn render_metered(
+        &self,
+        input: &RenderInput<'_>,
+    ) -> (Result<String, TemplateError>, Option<u64>) {
         let messages = input.messages.len().unwrap_or(0);
         let fuel = bounds::fuel_for(messages, input.input_bytes);
         let mut env = self.env.clone();
@@ -208,11 +226,19 @@ impl JinjaTemplate {
                 .name("chat-template".to_string())
                 .stack_size(stack)
                 .spawn_scoped(scope, || render_with(&env, input))
-                .map_err(|e| format!("no thread to render the template on: {e}"))
+                .map_err(|e| {
+                    TemplateError::new(
+                        TemplateErrorKind::EngineFailed,
+                        format!("no thread to render the template on: {e}"),
+                    )
+                })
                 .and_then(|thread| {
-                    thread
-                        .join()
-                        .map_err(|_| "the template's render panicked".to_string())
+                    thread.join().map_err(|_| {
+                        TemplateError::new(
+                            TemplateErrorKind::EngineFailed,
+                            "the template's render panicked",
+                        )
+                    })
                 })
         });
         match rendered {
@@ -226,10 +252,10 @@ impl JinjaTemplate {
 fn render_with(
     env: &Environment<'_>,
     input: &RenderInput<'_>,
-) -> (Result<String, String>, Option<u64>) {
+) -> (Result<String, TemplateError>, Option<u64>) {
     let template = match env.get_template(NAME) {
         Ok(template) => template,
-        Err(e) => return (Err(describe(&e)), None),
+        Err(e) => return (Err(syntax_error(e)), None),
     };
     let date = input.date;
     let context = minijinja::context! {
@@ -270,15 +296,24 @@ fn render_with(
     match template.render_captured_to(context, &mut out) {
         Ok(captured) => {
             let used = captured.state().fuel_levels().map(|(used, _)| used);
-            let text = String::from_utf8(out.bytes)
-                .map_err(|_| "the template wrote invalid UTF-8".to_string());
+            // minijinja writes only `str`s, so this is the engine's fault if ever.
+            let text = String::from_utf8(out.bytes).map_err(|_| {
+                TemplateError::new(
+                    TemplateErrorKind::EngineFailed,
+                    "the template wrote invalid UTF-8",
+                )
+            });
             (text, used)
         }
         Err(e) if out.bytes.len() > limit => (
-            Err(format!("the template wrote more than {limit} bytes ({e})")),
+            Err(TemplateError::engine(
+                TemplateErrorKind::OutputTooLarge,
+                format!("the template wrote more than {limit} bytes ({e})"),
+                e,
+            )),
             None,
         ),
-        Err(e) => (Err(describe(&e)), None),
+        Err(e) => (Err(render_error(e)), None),
     }
 }
 
@@ -352,6 +387,36 @@ fn raise_exception(message: &str) -> Result<Value, JinjaError> {
         ErrorKind::InvalidOperation,
         format!("the template raised: {message}"),
     ))
+}
+
+/// A compile error: the template's syntax, said in one line.
+fn syntax_error(err: JinjaError) -> TemplateError {
+    TemplateError::engine(TemplateErrorKind::Syntax, describe(&err), err)
+}
+
+/// A render's error: the bound it met, or what the template raised on this conversation.
+fn render_error(err: JinjaError) -> TemplateError {
+    let kind = if caused_by(&err, |e| e.kind() == ErrorKind::OutOfFuel) {
+        TemplateErrorKind::OutOfFuel
+    } else if caused_by(&err, bounds::is_too_deep) {
+        TemplateErrorKind::TooDeep
+    } else {
+        TemplateErrorKind::Raised
+    };
+    TemplateError::engine(kind, describe(&err), err)
+}
+
+/// Whether `err`, or a minijinja error it was caused by (an include's, a block's), is one
+/// `is` holds for.
+fn caused_by(err: &JinjaError, is: impl Fn(&JinjaError) -> bool) -> bool {
+    let mut next: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    while let Some(err) = next {
+        if err.downcast_ref::<JinjaError>().is_some_and(&is) {
+            return true;
+        }
+        next = err.source();
+    }
+    false
 }
 
 /// minijinja's error in one line: the kind's description or the detail, and the line.

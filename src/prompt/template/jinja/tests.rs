@@ -3,7 +3,16 @@ use minijinja::value::Value;
 use super::{JinjaTemplate, RenderInput, rewrite_generation_tags};
 use crate::prompt::ConversationDate;
 
+/// `source` rendered on `messages`; its error's problem in words.
 pub(super) fn render(source: &str, messages: &Value) -> Result<String, String> {
+    render_typed(source, messages).map_err(|err| err.problem().to_string())
+}
+
+/// `source` rendered on `messages`.
+pub(super) fn render_typed(
+    source: &str,
+    messages: &Value,
+) -> Result<String, crate::error::TemplateError> {
     let template = JinjaTemplate::new(source)?;
     template.render(&RenderInput {
         messages,

@@ -32,7 +32,7 @@ mod write;
 
 use minijinja::value::Value;
 
-use crate::error::Error;
+use crate::error::{Error, TemplateErrorKind};
 use crate::prompt::control::ControlTokens;
 use crate::tokenizer::{TekkenTokenizer, TekkenVersion};
 
@@ -117,7 +117,7 @@ impl Format {
 /// lacks a token the format writes.
 pub(super) fn format_of(tekken: &TekkenTokenizer) -> Result<(Format, Vec<String>), Error> {
     let version = tekken.version();
-    let refuse = |problem: String| Err(Error::ChatTemplate { problem });
+    let refuse = |problem: String| Err(Error::template(TemplateErrorKind::Unsupported, problem));
     let format = match version {
         TekkenVersion::V3 => Format::V3,
         TekkenVersion::V7 => Format::V7,
@@ -214,11 +214,12 @@ pub(super) fn render(
             .iter()
             .find(|t| control.tokens().binary_search(&(**t).to_string()).is_err())
     {
-        return Err(Error::ChatTemplate {
-            problem: format!(
+        return Err(Error::template(
+            TemplateErrorKind::Unsupported,
+            format!(
                 "the Tekken file's special_tokens lack {missing}, which Mistral's format writes for tools, tool calls and tool results (mistral-common refuses such a file)"
             ),
-        });
+        ));
     }
     write::prompt(&read, tools.as_deref(), format)
 }
