@@ -32,10 +32,7 @@ fn results() -> &'static [MentorRagResult] {
 }
 
 fn allowed(err: &Error) -> bool {
-    matches!(
-        err,
-        Error::ChatTemplate(_) | Error::PromptTooLarge { .. }
-    )
+    matches!(err, Error::ChatTemplate(_) | Error::PromptTooLarge { .. })
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -413,3 +413,27 @@ fn a_template_says_whether_it_reads_documents() {
         );
     }
 }
+
+/// A template that raises after writing exactly as much as it may has raised: only a byte past
+/// the limit makes its error the output's. (Kills the limit's test made `>=`, or `true`.)
+#[test]
+fn an_error_at_exactly_the_output_limit_is_the_template_s_own() {
+    use super::tests::render_typed;
+    use crate::error::TemplateErrorKind;
+    // `render` gives 1,000 input bytes; `chat()` has two messages.
+    let limit =
+        1000 + super::MAX_EXTRA_OUTPUT_BYTES + 2 * super::MAX_EXTRA_OUTPUT_BYTES_PER_MESSAGE;
+    for (written, kind) in [
+        (limit, TemplateErrorKind::Raised),
+        (limit + 1, TemplateErrorKind::OutputTooLarge),
+    ] {
+        let source = format!(
+            "{{% for i in range({}) %}}{}{{% endfor %}}{}{{{{ raise_exception('boom') }}}}",
+            written / 1000,
+            "x".repeat(1000),
+            "x".repeat(written % 1000)
+        );
+        let error = render_typed(&source, &chat()).unwrap_err();
+        assert_eq!(error.kind(), kind, "{written}: {}", error.problem());
+    }
+}
