@@ -170,6 +170,11 @@ fn a_tag_opened_and_closed_by_one_percent_sign_is_no_panic() {
 fn python_semantics_where_minijinja_differs() {
     for (source, python) in [
         ("{{ 'x1y'.title() }}", "X1Y"),
+        // U+001C is whitespace to Python, not to Rust.
+        (
+            "{{ '\\u001c a \\u001c'.lstrip() }}|{{ '\\u001c a \\u001c'.rstrip() }}",
+            "a \u{1c}|\u{1c} a",
+        ),
         ("{{ 'Ⅻ'.isalpha() }}", "False"),
         ("{{ (1, 'a') }}|{{ (1,) }}|{{ () }}", "(1, 'a')|(1,)|()"),
         ("{{ 'a b c'.rsplit(None, 1) }}", "['a b', 'c']"),
