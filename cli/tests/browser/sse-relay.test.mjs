@@ -7,12 +7,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
 import { relayServer } from '../../../node/examples/sse_relay.mjs';
-import { answerDom, command, root, scratch, work } from './ui-page.mjs';
+import { answerDom, command, launch, root, scratch, watchedPage, work } from './ui-page.mjs';
 
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--no-first-run'];
 const RESULTS = JSON.parse(fs.readFileSync(path.join(root, 'fixtures/pricing.json'), 'utf8'));
 // Chunks cut inside markers, as a model's deltas are.
 const CHUNKS = ['Team costs 15 EUR a seat [', '1], "billed per active seat" [1', ']; add-ons [3, ', '4] (see [2', ']) and [99].'];
@@ -27,7 +24,7 @@ before(async () => {
   server = relayServer({ results: RESULTS, model });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${server.address().port}`;
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: FLAGS, timeout: 60_000 });
+  browser = await launch();
 });
 
 after(async () => {
@@ -63,14 +60,7 @@ test('the relayed events are the stream\'s outputs, and the end resolves as the 
 });
 
 test('the page shows the streamed answer as the whole answer shows, under default-src \'self\'', async () => {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('request', (r) => { if (!r.url().startsWith(origin)) problems.push(`request: ${r.url()}`); });
-  await page.goto(`${origin}/`, { waitUntil: 'load' });
-  await page.evaluate(() => document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP: ${e.violatedDirective}`)));
+  const { context, page, problems } = await watchedPage(browser, `${origin}/`);
   await page.getByLabel('Question').fill('What does Team cost?');
   await page.getByRole('button', { name: 'Ask' }).click();
   await page.waitForSelector('body[data-answered=true]', { timeout: 30_000 });

@@ -6,12 +6,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
 import { pageServer } from '../../../ui/examples/html/serve-page.mjs';
-import { answerDom, command, root, scratch, work } from './ui-page.mjs';
+import { answerDom, command, launch, root, scratch, watchedPage, work } from './ui-page.mjs';
 
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--no-first-run'];
 const EXAMPLE = path.join(root, 'ui/examples/html');
 const bin = process.env.MENTOR_CONTEXT_BIN ?? path.join(root, 'target/debug/mentor-context');
 
@@ -35,7 +32,7 @@ before(async () => {
   server = pageServer(address);
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${server.address().port}`;
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: FLAGS, timeout: 60_000 });
+  browser = await launch();
 });
 
 after(async () => {
@@ -46,14 +43,7 @@ after(async () => {
 });
 
 test('the page shows the chips of the service\'s report and the answer as cite resolves it', async () => {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('request', (r) => { if (!r.url().startsWith(origin)) problems.push(`request: ${r.url()}`); });
-  await page.goto(`${origin}/`, { waitUntil: 'load' });
-  await page.evaluate(() => document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP: ${e.violatedDirective}`)));
+  const { context, page, problems } = await watchedPage(browser, `${origin}/`);
   await page.waitForSelector('body[data-shown]', { timeout: 30_000 });
   assert.equal(await page.evaluate(() => document.body.dataset.shown), 'true', await page.locator('#status').textContent());
 

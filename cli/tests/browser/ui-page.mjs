@@ -98,7 +98,7 @@ before(async () => {
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${server.address().port}`;
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: FLAGS, timeout: 60_000 });
+  browser = await launch();
 });
 
 after(async () => {
@@ -108,19 +108,34 @@ after(async () => {
 });
 }
 
-/** Opens the page (in `colorScheme`; `/` or one `serve`d), recording every problem: errors, policy, scripts. */
-export async function open(colorScheme = 'light', pagePath = '/') {
+/** Debian's Chromium, headless, as every browser test here starts it. */
+export function launch() {
+  return chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: FLAGS, timeout: 60_000 });
+}
+
+/**
+ * `url` in a new page of `browser` (in `colorScheme`), recording every problem: errors and
+ * warnings, dialogs (a script ran), requests off the page's origin, policy violations.
+ */
+export async function watchedPage(browser, url, colorScheme = 'light') {
   const context = await browser.newContext({ colorScheme });
   const page = await context.newPage();
   const problems = [];
+  const own = new URL(url).origin;
   page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('dialog', (d) => { problems.push(`a script ran: ${d.message()}`); d.dismiss(); });
-  page.on('request', (r) => { if (!r.url().startsWith(origin)) problems.push(`request: ${r.url()}`); });
-  await page.goto(`${origin}${pagePath}`, { waitUntil: 'load' });
-  await page.waitForFunction(() => customElements.get('mentor-answer') && customElements.get('mentor-sources'));
+  page.on('request', (r) => { if (!r.url().startsWith(own)) problems.push(`request: ${r.url()}`); });
+  await page.goto(url, { waitUntil: 'load' });
   await page.evaluate(() => document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP: ${e.violatedDirective}`)));
   return { context, page, problems };
+}
+
+/** Opens the page (in `colorScheme`; `/` or one `serve`d), its elements defined, as `watchedPage` does. */
+export async function open(colorScheme = 'light', pagePath = '/') {
+  const opened = await watchedPage(browser, `${origin}${pagePath}`, colorScheme);
+  await opened.page.waitForFunction(() => customElements.get('mentor-answer') && customElements.get('mentor-sources'));
+  return opened;
 }
 
 /** Sets the elements' data in the page. */

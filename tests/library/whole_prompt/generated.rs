@@ -3,33 +3,14 @@
 //! the templates that need no downloaded files. `properties.rs` holds the fixed-seed checks
 //! that also assert what the cases reach (cut contexts, trims, rare trims).
 
-use mentor_context::prompt::{Prompt, PromptBuilder};
+use mentor_context::prompt::PromptBuilder;
 use mentor_context::wire::parse_results;
 use proptest::prelude::*;
 
 use super::conversations::{Shape, conversation, tools};
+use super::harmony::no_result_without_its_call;
 use super::properties::{check_history, date, recount, results, templates};
 use crate::common;
-
-/// Every `tool` message kept has its call kept before it.
-fn no_result_without_its_call(prompt: &Prompt<'_>) -> Result<(), TestCaseError> {
-    let mut calls = std::collections::HashSet::new();
-    for message in &prompt.messages {
-        let value = serde_json::to_value(message).unwrap();
-        for call in value["tool_calls"].as_array().into_iter().flatten() {
-            calls.insert(call["id"].as_str().unwrap_or_default().to_string());
-        }
-        if message.role() == "tool" {
-            let id = value["tool_call_id"].as_str().unwrap_or_default();
-            prop_assert!(
-                calls.contains(id),
-                "the result of {} is kept without its call",
-                id
-            );
-        }
-    }
-    Ok(())
-}
 
 proptest! {
     // Explicit, so that CI's PROPTEST_CASES (set for the cheap properties) does not multiply
@@ -81,7 +62,7 @@ proptest! {
         if name == "harmony" && tool_count > 0 {
             prop_assert!(p.tools > 0, "Harmony writes the tools");
         }
-        no_result_without_its_call(&prompt)?;
+        no_result_without_its_call(usize::try_from(seed).unwrap(), &prompt);
         check_history(&chat, &prompt);
     }
 }
