@@ -217,11 +217,15 @@ mod tests {
             rewrite_namespace_sets("{% settle ns.a = 1 %}"),
             "{% settle ns.a = 1 %}"
         );
-        // A comparison is no assignment: the template's own syntax error, not one naming ours.
-        assert_eq!(
-            rewrite_namespace_sets("{% set ns.a == 1 %}"),
-            "{% set ns.a == 1 %}"
-        );
+        // A comparison, or a name left out, is no assignment: the template's own syntax
+        // error, not one naming ours.
+        for text in [
+            "{% set ns.a == 1 %}",
+            "{% set ns. = 1 %}",
+            "{% set .a = 1 %}",
+        ] {
+            assert_eq!(rewrite_namespace_sets(text), text);
+        }
         assert_eq!(
             rewrite_namespace_sets("{% set ns.a = 'x"),
             "{% set ns.a = 'x"
