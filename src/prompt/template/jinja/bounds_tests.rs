@@ -437,3 +437,16 @@ fn an_error_at_exactly_the_output_limit_is_the_template_s_own() {
         assert_eq!(error.kind(), kind, "{written}: {}", error.problem());
     }
 }
+
+/// Widths are paid for by the byte they may write, a quarter of a fuel each, as every text we
+/// build is: 100,000 characters of padding or of a format's width fit in the base fuel.
+/// (Kills the payment made bytes times four.)
+#[test]
+fn widths_pay_by_the_byte_they_may_write() {
+    for source in [
+        "{{ '{:>100000}'.format('x')|length }}",
+        "{{ 'x'.center(100000)|length }}",
+    ] {
+        assert_eq!(render(source, &chat()).as_deref(), Ok("100000"), "{source}");
+    }
+}

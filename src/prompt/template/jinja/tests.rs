@@ -199,6 +199,10 @@ fn python_semantics_where_minijinja_differs() {
         ("{{ ' 42 '|int }}{{ '4.7'|int }}{{ 'x'|int(7) }}", "4247"),
         ("{{ [true, none, 1]|join(',') }}", "True,None,1"),
         ("{{ true|string }}", "True"),
+        (
+            "{{ 1|string is string }}{{ (true|string)|length }}",
+            "True4",
+        ),
         ("{{ '{}-{:>4}-{x}'.format('a', 7, x=true) }}", "a-   7-True"),
     ] {
         assert_eq!(render(source, &chat()).unwrap(), python, "{source}");
