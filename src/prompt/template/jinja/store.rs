@@ -268,6 +268,10 @@ mod tests {
                 "{% raw %}x{%- endraw -%}{% set ns.a = 1 %}",
                 "{% raw %}x{%- endraw -%}{% set ns.a =__mentor_store(( 1)) %}",
             ),
+            (
+                "{% raw %}{% x %}{% endraw %}{% set ns.a = 1 %}",
+                "{% raw %}{% x %}{% endraw %}{% set ns.a =__mentor_store(( 1)) %}",
+            ),
         ] {
             assert_eq!(rewrite_namespace_sets(text), rewritten);
         }
