@@ -439,8 +439,8 @@ fn an_error_at_exactly_the_output_limit_is_the_template_s_own() {
 }
 
 /// Widths are paid for by the byte they may write, a quarter of a fuel each, as every text we
-/// build is: 100,000 characters of padding or of a format's width fit in the base fuel.
-/// (Kills the payment made bytes times four.)
+/// build is: 100,000 characters of padding, of a format's width or of `tojson`'s indent fit
+/// in the base fuel. (Kills the payment made bytes times four.)
 #[test]
 fn widths_pay_by_the_byte_they_may_write() {
     for source in [
@@ -449,4 +449,9 @@ fn widths_pay_by_the_byte_they_may_write() {
     ] {
         assert_eq!(render(source, &chat()).as_deref(), Ok("100000"), "{source}");
     }
+    // Python: `len(json.dumps({'a': 1}, indent=100000))`.
+    assert_eq!(
+        render("{{ {'a': 1}|tojson(indent=100000)|length }}", &chat()).as_deref(),
+        Ok("100010")
+    );
 }
