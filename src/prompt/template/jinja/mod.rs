@@ -21,6 +21,7 @@
 mod bounds;
 mod filters;
 mod generation_tags;
+mod methods;
 pub(crate) mod pyjson;
 mod python;
 mod repr;
@@ -33,12 +34,12 @@ use std::io;
 
 use minijinja::syntax::SyntaxConfig;
 use minijinja::value::{Value, ValueKind};
-use minijinja::{Environment, Error as JinjaError, ErrorKind, State};
+use minijinja::{Environment, Error as JinjaError, ErrorKind};
 
 use crate::error::{TemplateError, TemplateErrorKind};
 use crate::prompt::ConversationDate;
 use generation_tags::rewrite_generation_tags;
-use python::Side;
+use methods::{python_method, raise_exception, string_filter};
 
 /// The largest template source accepted: the largest chat templates on the Hub are about
 /// 20 KB; a megabyte of template is not one.
@@ -317,78 +318,6 @@ fn render_with(
     }
 }
 
-/// Python's `str` methods, with Python's whitespace; the rest from `minijinja-contrib`.
-fn python_method(
-    state: &mut State,
-    value: &Value,
-    method: &str,
-    args: &[Value],
-) -> Result<Value, JinjaError> {
-    let Some(s) = value.as_str().filter(|_| value.kind() == ValueKind::String) else {
-        return minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args);
-    };
-    let side = match method {
-        "strip" => Some(Side::Both),
-        "lstrip" => Some(Side::Start),
-        "rstrip" => Some(Side::End),
-        _ => None,
-    };
-    if let Some(side) = side {
-        let (chars,): (Option<&str>,) = minijinja::value::from_args(args)?;
-        return Ok(Value::from(python::strip(s, chars, side)));
-    }
-    match method {
-        "split" => {
-            let (sep, maxsplit): (Option<&str>, Option<i64>) = minijinja::value::from_args(args)?;
-            let parts = python::split(s, sep, maxsplit)
-                .map_err(|problem| JinjaError::new(ErrorKind::InvalidOperation, problem))?;
-            Ok(parts.into_iter().map(Value::from).collect())
-        }
-        "splitlines" => {
-            let (keepends,): (Option<bool>,) = minijinja::value::from_args(args)?;
-            Ok(python::splitlines(s, keepends.unwrap_or(false))
-                .into_iter()
-                .map(Value::from)
-                .collect())
-        }
-        "isspace" => {
-            let () = minijinja::value::from_args(args)?;
-            Ok(Value::from(
-                !s.is_empty() && s.chars().all(python::is_space),
-            ))
-        }
-        "join" => filters::str_join(state, s, args),
-        "format" => {
-            filters::str_format(state, s, args)?;
-            minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args)
-        }
-        _ => match strings::call(state, s, method, args) {
-            Some(answer) => answer,
-            None => {
-                minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args)
-            }
-        },
-    }
-}
-
-/// Jinja2's `string`: `str(value)`, as the formatter writes it (and paid for as it does).
-fn string_filter(state: &State, value: &Value) -> Result<Value, JinjaError> {
-    if value.kind() == ValueKind::String {
-        return Ok(value.clone());
-    }
-    let pay = bounds::fuel_of(state);
-    let mut text = bounds::Meter::new(Some(&pay));
-    repr::write_str(&mut text, value)?;
-    Ok(Value::from(text.finish()?))
-}
-
-fn raise_exception(message: &str) -> Result<Value, JinjaError> {
-    Err(JinjaError::new(
-        ErrorKind::InvalidOperation,
-        format!("the template raised: {message}"),
-    ))
-}
-
 /// A compile error: the template's syntax, said in one line.
 fn syntax_error(err: JinjaError) -> TemplateError {
     TemplateError::engine(TemplateErrorKind::Syntax, describe(&err), err)
@@ -459,5 +388,7 @@ impl io::Write for LimitedWriter {
 
 #[cfg(test)]
 mod bounds_tests;
+#[cfg(test)]
+mod output_tests;
 #[cfg(test)]
 mod tests;
