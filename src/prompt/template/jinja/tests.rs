@@ -114,6 +114,31 @@ fn tojson_writes_what_python_writes_for_numbers_controls_nesting_and_bad_argumen
         dumps(Value::from("\u{1} \u{1f}"), &[]).unwrap(),
         r#""\u0001 \u001f""#
     );
+    // Each short escape Python writes, and the backslash itself (`json.dumps`' output).
+    assert_eq!(
+        dumps(Value::from("a\\b\r\t\u{8}\u{c}\n\""), &[]).unwrap(),
+        r#""a\\b\r\t\b\f\n\"""#
+    );
+    // Empty containers stay on one line under an indent, as `json.dumps(..., indent=2)` writes.
+    let empties = Value::from(std::collections::BTreeMap::from([
+        ("a", Value::from(Vec::<i32>::new())),
+        (
+            "b",
+            Value::from(std::collections::BTreeMap::<&str, i32>::new()),
+        ),
+    ]));
+    assert_eq!(
+        dumps(empties, &[("indent", Value::from(2))]).unwrap(),
+        "{\n  \"a\": [],\n  \"b\": {}\n}"
+    );
+    assert_eq!(
+        dumps(
+            Value::from(Vec::<i32>::new()),
+            &[("indent", Value::from(2))]
+        )
+        .unwrap(),
+        "[]"
+    );
     let nested = Value::from(vec![Value::from(vec![1])]);
     assert_eq!(
         dumps(nested, &[("indent", Value::from(1))]).unwrap(),
