@@ -6,9 +6,9 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::budget::ModelWindow;
 use crate::dialects::Dialect;
+use crate::fingerprint::Fingerprint;
 use crate::layout::Layout;
-use crate::provenance::Fingerprint;
-use crate::record::Metadata;
+use crate::rag_result::Metadata;
 use crate::seal::tag::Seal;
 
 /// The result of [`Assembler::assemble`](crate::Assembler::assemble).

@@ -1,134 +1,117 @@
-//! A fast, non-cryptographic hash of byte strings, for the token cache and the duplicate check.
+//! What links a chip back to the result it came from: a fingerprint of the content, so that a
+//! later turn can tell whether a new result is a block it already has.
+//!
+//! A report outlives the request (a chat backend keeps it for the next turn) but does not
+//! carry the content, which can be megabytes; the fingerprint stands in for it.
 
-/// Hashes `parts` (each with its length, so `["ab", "c"]` and `["a", "bc"]` differ), eight bytes
-/// a step in the manner of FxHash, starting from `seed`, with murmur3's finaliser so that
-/// every input bit reaches every output bit.
-///
-/// It spreads keys; it does not resist attack. Colliding texts can be made whatever the seed:
-/// a step's multiply passes the top bit of a word through unchanged, and the next step's
-/// rotation brings it where a flip in the next word cancels it. The token cache confirms a
-/// match by comparing the texts, so a collision costs a comparison, never a wrong answer;
-/// the duplicate check, whose input is anyone's, uses [`fingerprint_wide`] instead. SipHash,
-/// the standard library's hash, would cost a fifth of a tokenizer pass on a warm request. It
-/// is defined here, not borrowed, so that its values stay the same from build to build:
-/// reports carry fingerprints from one turn to the next.
-pub(crate) fn fingerprint(seed: u64, parts: &[&[u8]]) -> u64 {
-    let mut h = start(seed);
-    for part in parts {
-        h = mix_rest(h, part);
-    }
-    finish(h)
-}
+use std::fmt;
+use std::str::FromStr;
 
-/// [`fingerprint`]`(seed, &[part])` of each of four parts, found side by side.
-///
-/// Each step of the hash waits on the multiply before it, so one text hashes at the speed of
-/// that chain. Four chains side by side let the processor overlap them: the words all four
-/// parts have are taken in lockstep, and each part's rest alone. The values are those of
-/// [`fingerprint`], which reports carry from one turn to the next.
-pub(crate) fn fingerprint_four(seed: u64, parts: [&[u8]; 4]) -> [u64; 4] {
-    let words = parts.iter().map(|part| part.len() / 8).min().unwrap_or(0);
-    let word = |chunk: &[u8]| u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-    let [a, b, c, d] = parts.map(|part| part[..words * 8].chunks_exact(8));
-    let mut lanes = [start(seed); 4];
-    for (((a, b), c), d) in a.zip(b).zip(c).zip(d) {
-        lanes[0] = mix(lanes[0], word(a));
-        lanes[1] = mix(lanes[1], word(b));
-        lanes[2] = mix(lanes[2], word(c));
-        lanes[3] = mix(lanes[3], word(d));
-    }
-    let mut hashes = lanes;
-    for (hash, part) in hashes.iter_mut().zip(parts) {
-        let rest = mix_rest_by(*hash, &part[words * 8..], mix);
-        *hash = finish(mix(rest, part.len() as u64));
-    }
-    hashes
-}
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// A hash for keys that never leave the process, like the duplicate check's: four lanes of
-/// eight bytes at a time, independent until the end, and each step keyed by `seed`.
+use crate::hash::{hash_four, hash_parts};
+
+/// Content up to this length is hashed whole; longer content by its first and last halves of
+/// it and its length, so fingerprinting costs the same for a 10 MB result as for a 64 KiB
+/// one (the cost of an assembly follows the budget, not the input).
+const WHOLE_UP_TO: usize = 64 << 10;
+
+/// A 64-bit fingerprint of a result's content, written as 16 lowercase hex digits on the
+/// wire (a JSON number that large would lose digits in JavaScript or a .NET `double`).
 ///
-/// Each step of one lane waits on the multiply before it; with four the processor overlaps
-/// them, and a 2 KiB text hashes several times faster than with [`fingerprint`]. Each step
-/// multiplies by a key made from `seed` into a 128-bit product and folds its halves together
-/// ([`keyed_step`]), so a change to any bit of a word spreads over the whole state in a way
-/// that depends on the key: with the seed secret to the process, the flips that collide
-/// [`fingerprint`] do not carry over. It is not a cryptographic hash. Its values may change
-/// from build to build.
-pub(crate) fn fingerprint_wide(seed: u64, parts: &[&[u8]]) -> u64 {
-    // A key for each lane, odd so that no bit of the product is lost to it, and lanes that
-    // start apart, so that equal blocks in different lanes do not cancel.
-    let keys = [1u64, 2, 3, 4].map(|lane| finish(seed ^ lane.wrapping_mul(K)) | 1);
-    let mut lanes = [0, 1, 2, 3].map(|lane: u64| start(seed ^ lane.wrapping_mul(K)));
-    let step0 = |h, word| keyed_step(h, word, keys[0]);
-    for part in parts {
-        let mut blocks = part.chunks_exact(32);
-        for block in &mut blocks {
-            for ((lane, key), word) in lanes.iter_mut().zip(keys).zip(block.chunks_exact(8)) {
-                let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
-                *lane = keyed_step(*lane, word, key);
+/// Two contents with the same fingerprint are taken for the same. It is not cryptographic:
+/// content over 64 KiB is fingerprinted by its length, its first 32 KiB and its last 32
+/// KiB, and a deliberate collision is possible. In a fresh assembly a collision can keep a
+/// new result out of a follow-up turn as already present (its URL must match too). In an
+/// unsealed previous report it is worse: a content edited to keep its fingerprint (a change
+/// in the middle of content over 64 KiB that keeps its length, or a crafted collision) passes
+/// the check, which is why reports that leave the server should be sealed
+/// ([`seal`](crate::seal)).
+///
+/// The hash is the crate's own, not the standard library's, whose hashers may change between
+/// Rust versions: a report written by one build must be read by the next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Fingerprint(u64);
+
+impl Fingerprint {
+    /// The fingerprint of `content`.
+    #[must_use]
+    pub fn of(content: &str) -> Fingerprint {
+        let bytes = content.as_bytes();
+        let length = (bytes.len() as u64).to_le_bytes();
+        let hash = if bytes.len() <= WHOLE_UP_TO {
+            hash_parts(0, &[bytes])
+        } else {
+            let half = WHOLE_UP_TO / 2;
+            hash_parts(0, &[&length, &bytes[..half], &bytes[bytes.len() - half..]])
+        };
+        Fingerprint(hash)
+    }
+
+    /// [`of`](Self::of) of each of four contents, found side by side: an assembly
+    /// fingerprints every block it places, and one at a time each would wait on its own chain
+    /// of multiplies. Content over 64 KiB is fingerprinted alone.
+    pub(crate) fn of_four(contents: [&str; 4]) -> [Fingerprint; 4] {
+        let short = |content: &&str| content.len() <= WHOLE_UP_TO;
+        // A long content's lane hashes a short one instead, and is then replaced.
+        let stand_in = contents.iter().copied().find(short).unwrap_or_default();
+        let parts =
+            contents.map(|content| if short(&content) { content } else { stand_in }.as_bytes());
+        let hashes = hash_four(0, parts);
+        let mut fingerprints = hashes.map(Fingerprint);
+        for (fingerprint, content) in fingerprints.iter_mut().zip(contents) {
+            if !short(&content) {
+                *fingerprint = Fingerprint::of(content);
             }
         }
-        // The rest of the part and its length through the first lane, as `fingerprint` does.
-        lanes[0] = mix_rest_by(lanes[0], blocks.remainder(), step0);
-        lanes[0] = step0(lanes[0], part.len() as u64);
+        fingerprints
     }
-    let [first, rest @ ..] = lanes;
-    finish(rest.into_iter().fold(first, step0))
 }
 
-/// One step of [`fingerprint_wide`]: `word` into `h`, times `key` as a 128-bit product whose
-/// two halves are folded together.
-fn keyed_step(h: u64, word: u64, key: u64) -> u64 {
-    let product = u128::from(h ^ word) * u128::from(key);
-    (product as u64) ^ ((product >> 64) as u64)
-}
-
-/// The multiplier of every step, FxHash's.
-const K: u64 = 0x517c_c1b7_2722_0a95;
-
-/// Where a hash starts from `seed`: never from zero, which mixing zero words (an empty text)
-/// would keep at zero.
-fn start(seed: u64) -> u64 {
-    seed ^ 0x9e37_79b9_7f4a_7c15
-}
-
-/// One step: `word` into `h`.
-fn mix(h: u64, word: u64) -> u64 {
-    (h.rotate_left(5) ^ word).wrapping_mul(K)
-}
-
-/// `part` into `h`, eight bytes a step, the last step padded with zeros, then its length.
-fn mix_rest(h: u64, part: &[u8]) -> u64 {
-    let h = mix_rest_by(h, part, mix);
-    mix(h, part.len() as u64)
-}
-
-/// `part` into `h` by `step`, eight bytes a step, the last step padded with zeros.
-fn mix_rest_by(mut h: u64, part: &[u8], step: impl Fn(u64, u64) -> u64) -> u64 {
-    let mut chunks = part.chunks_exact(8);
-    for chunk in &mut chunks {
-        h = step(h, u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
+impl fmt::Display for Fingerprint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:016x}", self.0)
     }
-    let mut last = [0u8; 8];
-    last[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-    step(h, u64::from_le_bytes(last))
 }
 
-/// murmur3's finaliser: every bit of `h` reaches every bit of the result.
-fn finish(mut h: u64) -> u64 {
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    h ^ (h >> 33)
+impl FromStr for Fingerprint {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Fingerprint, String> {
+        if text.len() != 16 || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(format!(
+                "invalid fingerprint {text:?}: expected 16 hex digits"
+            ));
+        }
+        u64::from_str_radix(text, 16)
+            .map(Fingerprint)
+            .map_err(|err| err.to_string())
+    }
 }
 
-/// A seed chosen once per process, at random.
-pub(crate) fn process_seed() -> u64 {
-    use std::hash::BuildHasher;
-    static SEED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    *SEED.get_or_init(|| std::collections::hash_map::RandomState::new().hash_one(0x6d63_7478_u64))
+impl Serialize for Fingerprint {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Fingerprint {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Fingerprint, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// The length of `text` in UTF-16 code units: what a .NET or JavaScript string's `Length`
+/// says.
+pub(crate) fn utf16_len(text: &str) -> usize {
+    // One unit per character (each starts with a byte that is not a continuation byte,
+    // 0b10xx_xxxx), and a second for each outside the Basic Multilingual Plane (those start
+    // with 0xF0 or above). Counted a byte at a time, which the compiler vectorizes: a cut
+    // block's kept content is measured this way on every request.
+    text.bytes()
+        .map(|byte| usize::from((byte as i8) >= -0x40) + usize::from(byte >= 0xF0))
+        .sum()
 }
 
 #[cfg(test)]
@@ -136,129 +119,85 @@ mod tests {
     use super::*;
 
     #[test]
-    fn part_boundaries_and_seeds_change_the_hash() {
-        assert_ne!(
-            fingerprint(0, &[b"ab", b"c"]),
-            fingerprint(0, &[b"a", b"bc"])
-        );
-        assert_ne!(fingerprint(0, &[b"abc"]), fingerprint(1, &[b"abc"]));
-        assert_eq!(fingerprint(7, &[b"abc"]), fingerprint(7, &[b"abc"]));
-        // A trailing zero byte is not the same as none.
-        assert_ne!(fingerprint(0, &[b"a"]), fingerprint(0, &[b"a\0"]));
-        assert_eq!(process_seed(), process_seed());
-        assert_ne!(fingerprint(0, &[]), 0);
-        assert_ne!(fingerprint(0, &[b""]), fingerprint(0, &[]));
+    fn fingerprints_tell_contents_apart_and_are_stable() {
+        let a = Fingerprint::of("Plan B costs 12 EUR a month.");
+        assert_eq!(a, Fingerprint::of("Plan B costs 12 EUR a month."));
+        assert_ne!(a, Fingerprint::of("Plan B costs 13 EUR a month."));
+        assert_ne!(Fingerprint::of("a"), Fingerprint::of("a\0"));
+        assert_ne!(Fingerprint::of(""), Fingerprint::of("\0"));
+        // Pinned: reports written by this build must be read by the next.
+        assert_eq!(Fingerprint::of("").to_string(), "387c60b930b78b04");
+        assert_eq!(Fingerprint::of("hello").to_string(), "19fc289f90937d58");
     }
 
-    /// `fingerprint(0, &[b"abc"])` and `fingerprint(7, &[b"0123456789", b""])` as the hash
-    /// gave them before it was split into steps.
-    const STABLE_ABC: u64 = 0x0bfb_9c04_217c_e1ed;
-    const STABLE_DIGITS: u64 = 0x775c_d173_2796_7da9;
-
-    /// Values of the stable hash from before it was split into steps: reports carry them
-    /// from one turn to the next, so they must not change.
+    /// Four at a time are the fingerprints of each, long content among them or not.
     #[test]
-    fn stable_values_do_not_change() {
-        assert_eq!(fingerprint(0, &[b"abc"]), STABLE_ABC);
-        assert_eq!(fingerprint(7, &[b"0123456789", b""]), STABLE_DIGITS);
-    }
-
-    /// Four at a time gives what one at a time gives, whatever the lengths: equal, apart by
-    /// less than a word or by many, empty, and each part the shortest in turn.
-    #[test]
-    fn four_side_by_side_are_four_one_at_a_time() {
-        let text: Vec<u8> = (0..=255u8).cycle().take(3_010).collect();
-        let lengths = [0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 200, 2_143, 3_000];
-        for (i, &a) in lengths.iter().enumerate() {
-            for &b in &lengths[i..] {
-                for seed in [0, 7] {
-                    let parts = [&text[..a], &text[1..=b], &text[3..3 + a], &text[..b]];
-                    let one_at_a_time = parts.map(|part| fingerprint(seed, &[part]));
-                    assert_eq!(fingerprint_four(seed, parts), one_at_a_time, "{a} {b}");
-                    let turned = [parts[1], parts[2], parts[3], parts[0]];
-                    let one_at_a_time = turned.map(|part| fingerprint(seed, &[part]));
-                    assert_eq!(fingerprint_four(seed, turned), one_at_a_time, "{a} {b}");
-                }
-            }
-        }
-        assert_eq!(fingerprint_four(0, [b"abc"; 4]), [STABLE_ABC; 4]);
-    }
-
-    #[test]
-    fn wide_hash_tells_apart_what_the_stable_one_does() {
-        let long: Vec<u8> = (0..=255u8).cycle().take(2_000).collect();
-        let cases: [&[&[u8]]; 9] = [
-            &[b"ab", b"c"],
-            &[b"a", b"bc"],
-            &[b"a"],
-            &[b"a\0"],
-            &[],
-            &[b""],
-            &[&long],
-            &[&long[..1_999]],
-            &[&long[1..]],
+    fn four_at_a_time_are_each_ones_fingerprint() {
+        let long = "ab".repeat(WHOLE_UP_TO);
+        let cases = [
+            ["Plan B", "", "hello", "Plan B costs 12 EUR a month."],
+            [&long, "hello", "", "x"],
+            ["hello", &long, &long[1..], "hello"],
+            [
+                &long,
+                &long[3..],
+                &long[..WHOLE_UP_TO + 1],
+                &long[..WHOLE_UP_TO],
+            ],
         ];
-        let hashes: Vec<u64> = cases
-            .iter()
-            .map(|parts| fingerprint_wide(3, parts))
-            .collect();
-        for (i, a) in hashes.iter().enumerate() {
-            for b in &hashes[i + 1..] {
-                assert_ne!(a, b);
-            }
+        for contents in cases {
+            assert_eq!(
+                Fingerprint::of_four(contents),
+                contents.map(Fingerprint::of)
+            );
         }
-        assert_ne!(fingerprint_wide(3, &[&long]), fingerprint_wide(4, &[&long]));
-        assert_eq!(fingerprint_wide(3, &[&long]), fingerprint_wide(3, &[&long]));
-        // Equal blocks in every lane, and the same bytes moved by one block, differ too.
-        let same = [7u8; 64];
-        let mut moved = [7u8; 64];
-        moved[8] = 8;
-        let mut moved_on = [7u8; 64];
-        moved_on[40] = 8;
-        assert_ne!(
-            fingerprint_wide(0, &[&same]),
-            fingerprint_wide(0, &[&moved])
-        );
-        assert_ne!(
-            fingerprint_wide(0, &[&moved]),
-            fingerprint_wide(0, &[&moved_on])
+        assert_eq!(
+            Fingerprint::of_four(["hello"; 4])[3].to_string(),
+            "19fc289f90937d58"
         );
     }
 
-    /// The flips that collide `fingerprint` for every seed: the top bit (or the one below it)
-    /// of a word, and the bit the next step of the same lane rotates it to in the next word.
     #[test]
-    fn the_wide_hash_does_not_collide_where_the_stable_one_does() {
-        let text = b"The quick brown fox jumps over the lazy dog; the dog sleeps on.".to_vec();
-        // In 16 bytes, bytes 7 and 8 end one word of the first lane's rest and start the
-        // next; in 64, bytes 7 and 32 (and 39) are in the first lane's words of two blocks.
-        // The top bit of two words in a row too: a step whose top bit passes through a
-        // multiply unchanged, with no rotation, would cancel it.
-        let flips = [
-            [(7, 0x80), (8, 0x10)],
-            [(7, 0x40), (8, 0x08)],
-            [(7, 0x80), (15, 0x80)],
-            [(7, 0x80), (32, 0x10)],
-            [(7, 0x40), (32, 0x08)],
-            [(7, 0x80), (39, 0x80)],
-        ];
-        for (n, pairs) in flips.iter().enumerate() {
-            let base: &[u8] = if n < 3 { &text[..16] } else { &text };
-            let mut flipped = base.to_vec();
-            for &(at, bit) in pairs {
-                flipped[at] ^= bit;
-            }
-            if n == 0 {
-                // The stable hash collides here, whatever the seed.
-                assert_eq!(fingerprint(5, &[base]), fingerprint(5, &[&flipped]));
-            }
-            for seed in 0..200 {
-                assert_ne!(
-                    fingerprint_wide(seed, &[base]),
-                    fingerprint_wide(seed, &[&flipped]),
-                    "flips {pairs:?}, seed {seed}"
-                );
-            }
-        }
+    fn long_content_is_fingerprinted_by_its_ends_and_length() {
+        let long = "x".repeat(WHOLE_UP_TO + 10);
+        let mut middle = long.clone();
+        middle.replace_range(WHOLE_UP_TO / 2 + 3..WHOLE_UP_TO / 2 + 4, "y");
+        // A change in the middle of long content is not seen (documented)...
+        assert_eq!(Fingerprint::of(&long), Fingerprint::of(&middle));
+        // ...one at either end, or in the length, is.
+        let mut end = long.clone();
+        end.replace_range(long.len() - 1.., "y");
+        assert_ne!(Fingerprint::of(&long), Fingerprint::of(&end));
+        assert_ne!(Fingerprint::of(&long), Fingerprint::of(&long[1..]));
+    }
+
+    #[test]
+    fn wire_form_is_sixteen_hex_digits() {
+        let fingerprint = Fingerprint(0xab);
+        let json = serde_json::to_string(&fingerprint).unwrap();
+        assert_eq!(json, "\"00000000000000ab\"");
+        assert_eq!(
+            serde_json::from_str::<Fingerprint>(&json).unwrap(),
+            fingerprint
+        );
+        assert!(serde_json::from_str::<Fingerprint>("\"ab\"").is_err());
+        assert!(serde_json::from_str::<Fingerprint>("\"+00000000000000a\"").is_err());
+        assert!(serde_json::from_str::<Fingerprint>("171").is_err());
+    }
+
+    #[test]
+    fn utf16_lengths_count_surrogate_pairs() {
+        assert_eq!(utf16_len("abc"), 3);
+        assert_eq!(utf16_len("é"), 1);
+        assert_eq!(utf16_len("😀"), 2);
+        assert_eq!(utf16_len("👨‍👩‍👧"), 8);
+        assert_eq!(
+            utf16_len("€ 中 \u{7f}\u{80}\u{7ff}\u{800}\u{ffff}\u{10000}\u{10ffff}"),
+            13
+        );
+        // Every character, and a text of them all, as `char::len_utf16` counts.
+        let every: String = (0..=0x10_FFFF).filter_map(char::from_u32).collect();
+        let expected: usize = every.chars().map(char::len_utf16).sum();
+        assert_eq!(utf16_len(&every), expected);
     }
 }

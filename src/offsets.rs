@@ -6,7 +6,7 @@
 //! [`IndexedText`] keeps, every [`MARK_EVERY`] bytes, how many characters and units came
 //! before, so that each offset is counted from the nearest mark.
 
-use crate::provenance::utf16_len;
+use crate::fingerprint::utf16_len;
 
 /// How far apart, in bytes, the answer's marks are at least.
 const MARK_EVERY: usize = 1024;

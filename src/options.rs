@@ -2,7 +2,7 @@
 //! fit, with duplicates, and in which order blocks are written. Each reads and writes its
 //! name, for command lines and configuration files.
 
-use crate::names::named_choice;
+use crate::named_choice::named_choice;
 
 /// How the assembler treats the first block that does not fit in what is left of the budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

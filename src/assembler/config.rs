@@ -91,7 +91,7 @@ impl std::ops::Deref for Config {
 
 impl Config {
     /// Checks `choices`. The header is checked against the budget when it is counted
-    /// ([`Frame::new`](super::frame::Frame::new)).
+    /// ([`FixedParts::new`](super::fixed_parts::FixedParts::new)).
     ///
     /// # Errors
     ///

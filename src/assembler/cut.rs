@@ -5,7 +5,7 @@ use unicode_segmentation::GraphemeCursor;
 use super::head::write_head;
 use super::placing::{Assembly, Measured, Placed};
 use crate::format::Format;
-use crate::record::MentorRagResult;
+use crate::rag_result::MentorRagResult;
 
 /// Tries at aiming a cut: each overshoot (a token merged at the seam, a cut moved back to a
 /// word end) aims lower by what it overshot, so a few suffice; this bounds a pathological

@@ -8,7 +8,7 @@ use crate::context::AssembledContext;
 use crate::dialects::{Entry, EntryParts, entry};
 use crate::error::Error;
 use crate::format::{BlockHead, push_line};
-use crate::record::MentorRagResult;
+use crate::rag_result::MentorRagResult;
 
 impl Assembler {
     /// The entries of `context` in this assembler's dialect: the JSON values to put in the

@@ -5,7 +5,7 @@ use super::selection::ranked;
 use super::{Assembler, Inner};
 use crate::meter::Meter;
 use crate::options::Overflow;
-use crate::record::MentorRagResult;
+use crate::rag_result::MentorRagResult;
 
 /// The best-ranked results an explanation looks at: enough to name what the budget must be
 /// for the results that matter, few enough that explaining costs about as much as assembling

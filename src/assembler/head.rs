@@ -4,7 +4,7 @@
 use super::config::Config;
 use super::head_cap;
 use crate::format::BlockHead;
-use crate::record::MentorRagResult;
+use crate::rag_result::MentorRagResult;
 
 /// Writes the head of `result` as block `index` in the format of `config`, shortened to
 /// `max_head_tokens` if that is set and the whole head is over it. Returns whether it was

@@ -13,7 +13,7 @@ use unicode_segmentation::GraphemeCursor;
 
 use super::config::Config;
 use crate::format::BlockHead;
-use crate::record::{MentorRagResult, Metadata};
+use crate::rag_result::{MentorRagResult, Metadata};
 
 /// What a shortened value ends with, so a reader sees that something is missing.
 pub(super) const MARK: &str = "…";

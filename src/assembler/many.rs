@@ -4,7 +4,7 @@ use rayon::prelude::*;
 
 use super::Assembler;
 use crate::context::AssembledContext;
-use crate::record::MentorRagResult;
+use crate::rag_result::MentorRagResult;
 
 impl Assembler {
     /// Assembles every request of `requests` in parallel on rayon's thread pool (the pool

@@ -6,14 +6,14 @@
 //! (`recount.rs`), then arrange the blocks in the configured order (`order.rs`). `parts.rs`
 //! finds the pieces of a text again, for the machinery. Heads are
 //! written by `head.rs`, kept within `max_head_tokens` by `head_cap.rs`. The configuration
-//! is checked once (`config.rs`), and what depends only on it is counted once (`frame.rs`).
+//! is checked once (`config.rs`), and what depends only on it is counted once (`fixed_parts.rs`).
 
 mod config;
 mod cut;
 mod entries;
 mod explain;
+mod fixed_parts;
 mod follow_up;
-mod frame;
 mod head;
 mod head_cap;
 #[cfg(feature = "rayon")]
@@ -36,12 +36,12 @@ use crate::dialects::Dialect;
 use crate::error::Error;
 use crate::format::Format;
 use crate::options::{Duplicates, Order, Overflow};
-use crate::record::MentorRagResult;
+use crate::rag_result::MentorRagResult;
 use crate::tokenizer::{TokenCache, TokenCounter};
 pub use config::DEFAULT_MIN_TRUNCATED_TOKENS;
 pub(crate) use config::{Choices, Config};
 pub use explain::{SMALLEST_BUDGET_RESULTS, SmallestBudget};
-use frame::Frame;
+use fixed_parts::FixedParts;
 #[cfg(feature = "unstable_machinery")]
 #[cfg_attr(docsrs, doc(cfg(feature = "unstable_machinery")))]
 pub use parts::{BlockParts, Part, TextParts};
@@ -73,7 +73,7 @@ pub struct Assembler {
 
 struct Inner {
     config: Config,
-    frame: Frame,
+    frame: FixedParts,
 }
 
 /// What an assembly cost, beyond its result: for benchmarks and performance gates
@@ -90,7 +90,7 @@ pub struct AssemblyStats {
 
 impl Assembler {
     pub(crate) fn new(config: Config) -> Result<Assembler, Error> {
-        let frame = Frame::new(&config)?;
+        let frame = FixedParts::new(&config)?;
         Ok(Assembler {
             inner: Arc::new(Inner { config, frame }),
         })

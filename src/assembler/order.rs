@@ -7,7 +7,7 @@ use super::placing::Assembly;
 use super::recount::{JOINS_BEFORE_BLOCKS, JOINS_PER_BLOCK};
 use crate::context::Citation;
 use crate::options::Order;
-use crate::record::MentorRagResult;
+use crate::rag_result::MentorRagResult;
 
 impl<'r> Assembly<'_, 'r> {
     /// Rewrites the placed blocks (in rank order, counted at `token_count`) in the configured

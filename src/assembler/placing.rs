@@ -4,14 +4,14 @@ use std::borrow::Cow;
 
 use super::AssemblyStats;
 use super::config::Config;
-use super::frame::Frame;
+use super::fixed_parts::FixedParts;
 use super::head::write_head;
 use super::selection::{Filters, ranked};
 use crate::context::{AssembledContext, Citation, Omission, OmitReason};
+use crate::fingerprint::{Fingerprint, utf16_len};
 use crate::meter::Meter;
 use crate::options::Overflow;
-use crate::provenance::{Fingerprint, utf16_len};
-use crate::record::MentorRagResult;
+use crate::rag_result::MentorRagResult;
 
 /// Where [`Assembly::place`] wrote and measured a block that did not fit whole.
 pub(super) struct Measured {
@@ -42,7 +42,7 @@ pub(super) struct Placed {
 /// The state of one call to [`Assembler::assemble`](super::Assembler::assemble).
 pub(super) struct Assembly<'a, 'r> {
     pub(super) config: &'a Config,
-    pub(super) frame: &'a Frame,
+    pub(super) frame: &'a FixedParts,
     pub(super) meter: Meter<'a>,
     pub(super) text: String,
     /// Byte offsets in `text` where separately counted pieces meet: the header's end, the
@@ -58,7 +58,7 @@ pub(super) struct Assembly<'a, 'r> {
 }
 
 impl<'a, 'r> Assembly<'a, 'r> {
-    pub(super) fn new(config: &'a Config, frame: &'a Frame) -> Self {
+    pub(super) fn new(config: &'a Config, frame: &'a FixedParts) -> Self {
         Assembly {
             config,
             frame,

@@ -7,9 +7,9 @@ use rustc_hash::FxHashMap;
 
 use super::config::Config;
 use crate::context::OmitReason;
-use crate::fingerprint::{fingerprint_wide, process_seed};
+use crate::hash::{hash_wide, process_seed};
 use crate::options::Duplicates;
-use crate::record::MentorRagResult;
+use crate::rag_result::MentorRagResult;
 
 /// Indices of `results`, best first: by score, descending, stable, NaN last.
 ///
@@ -170,7 +170,7 @@ impl<'c, 'r> Filters<'c, 'r> {
     fn key(&self, result: &MentorRagResult) -> u64 {
         let content = result.content.as_bytes();
         if !self.same_url_too() {
-            return fingerprint_wide(self.seed, &[content]);
+            return hash_wide(self.seed, &[content]);
         }
         let url = result.source_url.as_deref().map_or(&[][..], str::as_bytes);
         let has_url: &[u8] = if result.source_url.is_some() {
@@ -178,7 +178,7 @@ impl<'c, 'r> Filters<'c, 'r> {
         } else {
             b""
         };
-        fingerprint_wide(self.seed, &[has_url, url, content])
+        hash_wide(self.seed, &[has_url, url, content])
     }
 }
 

@@ -5,7 +5,7 @@ use super::markers::{Marker, Scanner, Sink};
 use super::quotes::MAX_QUOTE_BYTES;
 use super::resolution::{Resolution, StreamOutput};
 use super::tally::Tally;
-use crate::provenance::utf16_len;
+use crate::fingerprint::utf16_len;
 
 /// Resolves an answer that arrives in chunks, as from an LLM stream; made by
 /// [`Resolver::stream`](super::Resolver::stream).

@@ -129,7 +129,7 @@ mod entries;
 mod format;
 mod response;
 
-use crate::names::named_choice;
+use crate::named_choice::named_choice;
 
 pub use entries::{
     AnthropicBlock, AnthropicSource, BedrockDocument, BedrockDocumentBlock, BedrockSource,

@@ -1,6 +1,6 @@
 //! The built-in formats, chosen by name at run time.
 
-use crate::names::named_choice;
+use crate::named_choice::named_choice;
 use std::borrow::Cow;
 
 use super::{BlockHead, Format, PlainFormat, XmlFormat};

@@ -3,7 +3,7 @@
 //! These fields come from retrieved documents and are untrusted: a line break inside a title
 //! could start a forged block of its own. Everything here writes them so they cannot.
 
-use super::lookalike::{first_visible, is_invisible, opens_markup};
+use super::misleading_chars::{first_visible, is_invisible, opens_markup};
 
 /// Writes `text` on one line: each run of line breaks, control characters and bidirectional
 /// controls becomes one space, and leading and trailing whitespace is dropped. Titles, URLs

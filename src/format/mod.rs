@@ -10,7 +10,7 @@
 
 mod builtin;
 pub(crate) mod line;
-mod lookalike;
+mod misleading_chars;
 mod plain;
 mod xml;
 
@@ -21,7 +21,7 @@ pub use xml::{XmlFormat, push_xml_text};
 
 use std::borrow::Cow;
 
-use crate::record::Metadata;
+use crate::rag_result::Metadata;
 
 /// Writes the text of the context.
 ///

@@ -1,6 +1,6 @@
 //! [`ContextPlacement`]: where the context goes in a whole prompt.
 
-use crate::names::named_choice;
+use crate::named_choice::named_choice;
 
 /// Where the context goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

@@ -4,7 +4,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
-use crate::fingerprint::fingerprint;
+use crate::hash::hash_parts;
 use crate::meter::Checkpoint;
 
 /// Remembers what measuring a text taught: its token count and exact checkpoints inside it.
@@ -162,7 +162,7 @@ impl TokenCache {
 /// The cache's key for `text` under `tokenizer`. Hits are confirmed by comparing texts, so
 /// the key needs to spread, not resist attack.
 fn key(tokenizer: &str, text: &str) -> u64 {
-    fingerprint(0, &[tokenizer.as_bytes(), text.as_bytes()])
+    hash_parts(0, &[tokenizer.as_bytes(), text.as_bytes()])
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use super::{Engine, OpenAiTokenizer, TokenCounter, openai_splits_exactly};
 use crate::error::Error;
-use crate::names::named_choice;
+use crate::named_choice::named_choice;
 
 /// One of OpenAI's byte-pair encodings: the vocabulary that counts.
 ///

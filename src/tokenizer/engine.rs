@@ -4,7 +4,7 @@
 
 use super::{Encoding, TokenCounter, bpe_openai, openai_splits_exactly, tiktoken};
 use crate::error::Error;
-use crate::names::named_choice;
+use crate::named_choice::named_choice;
 
 /// Tokens never span more bytes than this in any of the four encodings (measured: the longest
 /// token of each vocabulary is 128 bytes).

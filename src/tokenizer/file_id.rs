@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::Error;
-use crate::fingerprint::fingerprint;
+use crate::hash::hash_parts;
 use crate::read_file::{TOKENIZER_FILE, read_file};
 
 /// Reads `path` (a regular file, at most [`TOKENIZER_FILE`] bytes) and loads its bytes with
@@ -22,7 +22,7 @@ pub(super) fn load_file<T>(
 /// platform (`llama3@0c8e2f1a`).
 pub(super) fn file_name(family: &str, file: &[u8]) -> String {
     // Only the top 32 bits: enough to tell a handful of files apart, short enough to read.
-    format!("{family}@{:08x}", fingerprint(0, &[file]) >> 32)
+    format!("{family}@{:08x}", hash_parts(0, &[file]) >> 32)
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::{TekkenTokenizer, TokenCounter};
 use crate::error::Error;
-use crate::names::named_choice;
+use crate::named_choice::named_choice;
 
 /// What kind of file a tokenizer file is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

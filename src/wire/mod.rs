@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::Error;
-use crate::record::MentorRagResult;
+use crate::rag_result::MentorRagResult;
 use result::{RecordInto, Unknowns};
 pub use result::{UnknownProperties, UnknownProperty};
 

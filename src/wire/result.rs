@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::in_place::{OptionInto, StringInto};
 use super::similar::closest;
-use crate::record::MentorRagResult;
+use crate::rag_result::MentorRagResult;
 
 /// The property names of the wire form, as written.
 pub(super) const PROPERTIES: [&str; 5] = ["content", "sourceUrl", "title", "score", "metadata"];

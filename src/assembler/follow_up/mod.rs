@@ -18,8 +18,8 @@ use super::placing::Assembly;
 use super::{Assembler, AssemblyStats, Inner};
 use crate::context::{AssembledContext, Citation, Omission, OmitReason};
 use crate::error::{Error, PreviousTurnReason as Reason};
-use crate::provenance::Fingerprint;
-use crate::record::MentorRagResult;
+use crate::fingerprint::Fingerprint;
+use crate::rag_result::MentorRagResult;
 use previous::Previous;
 pub(crate) use previous::ReadBlock;
 

@@ -17,9 +17,9 @@ use crate::assembler::placing::Assembly;
 use crate::context::{AssembledContext, Citation};
 use crate::dialects::Dialect;
 use crate::error::{Error, PreviousTurnReason as Reason};
+use crate::fingerprint::{Fingerprint, utf16_len};
 use crate::format::BlockHead;
-use crate::provenance::{Fingerprint, utf16_len};
-use crate::record::{MentorRagResult, Metadata};
+use crate::rag_result::{MentorRagResult, Metadata};
 
 /// A previous report, checked.
 pub(crate) enum Previous<'t> {

@@ -9,7 +9,7 @@ use super::prepared::QuoteChecks;
 use super::quotes::{Quote, quote_before};
 use super::resolution::{CitationEvent, Cited, MarkerSpan, Resolution, UnknownMarker};
 use crate::context::Citation;
-use crate::provenance::utf16_len;
+use crate::fingerprint::utf16_len;
 
 mod renumber;
 

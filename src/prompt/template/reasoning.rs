@@ -1,6 +1,6 @@
 //! [`ReasoningEffort`]: how hard gpt-oss thinks, written in its system message.
 
-use crate::names::named_choice;
+use crate::named_choice::named_choice;
 
 /// gpt-oss's reasoning effort, as vLLM's chat endpoint takes it (`reasoning_effort`: `low`,
 /// `medium`, `high`) and writes it in the system message (`Reasoning: low`), through

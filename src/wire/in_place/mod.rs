@@ -11,7 +11,7 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 
-use crate::record::Metadata;
+use crate::rag_result::Metadata;
 
 /// The most metadata entries reserved ahead from a size hint: a hint is the input's claim,
 /// and a hostile one could claim anything (serde caps its own pre-allocation the same way).

@@ -6,7 +6,7 @@ use crate::meter::Meter;
 
 /// The fixed parts of every context: validated and counted when the assembler is built.
 #[derive(Debug, Clone)]
-pub(super) struct Frame {
+pub(super) struct FixedParts {
     pub(super) header_tokens: usize,
     /// What the format writes before the first block and after the last.
     pub(super) open: String,
@@ -20,13 +20,13 @@ pub(super) struct Frame {
     pub(super) cut_close_tokens: usize,
 }
 
-impl Frame {
+impl FixedParts {
     /// Counts the fixed parts of `config`.
     ///
     /// # Errors
     ///
     /// [`Error::HeaderOverBudget`] when the header alone is over the budget.
-    pub(super) fn new(config: &Config) -> Result<Frame, Error> {
+    pub(super) fn new(config: &Config) -> Result<FixedParts, Error> {
         let budget = config.budget;
         let header = &config.header;
         // Counted like everything else: in bounded calls, and no further than the budget.
@@ -48,7 +48,7 @@ impl Frame {
         let (mut open, mut close) = (String::new(), String::new());
         format.open(&mut open);
         format.close(&mut close);
-        Ok(Frame {
+        Ok(FixedParts {
             header_tokens,
             open,
             close,

@@ -93,7 +93,7 @@ macro_rules! named_choice {
         impl ::utoipa::ToSchema for $type {}
 
         #[cfg(test)]
-        impl $crate::names::Listed for $type {
+        impl $crate::named_choice::Listed for $type {
             const EXPECTED: &'static str = $expected;
             fn names() -> Vec<&'static str> {
                 <$type>::ALL.iter().copied().map(<$type>::as_str).collect()
