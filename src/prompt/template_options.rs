@@ -18,7 +18,7 @@ use crate::error::Error;
 /// `transformers` lets a keyword override a special token (`{**self.special_tokens_map,
 /// **kwargs}`) and fails on `messages` with Python's "got multiple values"; the library
 /// refuses them all alike, so that what is counted is always the model's own framing.
-pub const RESERVED_TEMPLATE_OPTIONS: [&str; 20] = [
+pub const RESERVED_TEMPLATE_OPTIONS: &[&str] = &[
     "messages",
     "tools",
     "documents",
