@@ -2,7 +2,7 @@
 //! [`build`](PromptBuilder::build).
 
 use super::assemble::PromptAssembler;
-use super::choices::PromptChoices;
+use super::builder_choices::PromptChoices;
 use super::placement::ContextPlacement;
 use super::{ChatTemplate, ConversationDate, TemplateOptions, Tools};
 use crate::ContextBuilder;

@@ -137,7 +137,7 @@ pub(crate) fn message_costs(
 pub(crate) fn message_costs_passing_by(
     rendered: &Rendered,
     contents: &mut [Option<&str>],
-    roles: &[String],
+    roles: &[&str],
     counting: &mut Counting<'_>,
 ) -> Result<Option<Vec<usize>>, Error> {
     let mut costs = message_costs(rendered, contents, counting)?;
