@@ -10,12 +10,12 @@
 //!
 //! ```
 //! use mentor_context::prompt::{ChatTemplate, ConversationDate, Message, PromptBuilder};
-//! use mentor_context::{ContextBuilder, Encoding, MentorRagResult};
+//! use mentor_context::MentorRagResult;
 //!
 //! let prompts = PromptBuilder::new(ChatTemplate::harmony(), 4096)
 //!     .reserve(1024)
 //!     .date("2026-12-02".parse::<ConversationDate>()?)
-//!     .context(ContextBuilder::new(0).max_per_source(2))
+//!     .context_options(|context| context.max_per_source(2))
 //!     .build()?;
 //! let conversation = [
 //!     Message::system("Answer from the documents and cite them as [n]."),
