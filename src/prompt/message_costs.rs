@@ -264,6 +264,28 @@ mod tests {
         );
     }
 
+    /// Once a name is not found in a stretch, no later call's name is looked for there (a
+    /// template writes every call alike): each stretch is searched a bounded number of times,
+    /// so many calls whose names a template leaves out cost a linear search, not a quadratic
+    /// one. Those calls' shares stay empty, as a message's without text or calls does.
+    #[test]
+    fn a_mark_not_found_is_not_looked_for_again_in_its_stretch() {
+        let text = "u:hi|a:g|b:f|t:42|q";
+        let contents = [Some("hi"), None, None, Some("42"), Some("q")];
+        let name = |name: &str| vec![name.to_string(), String::new()];
+        let calls = [vec![], name("x"), name("f"), vec![], vec![]];
+        assert_eq!(
+            with_calls(&spans(text), &contents, &calls),
+            Some(vec![4, 0, 0, 13, 2])
+        );
+        // Found names are each looked for from where the last ended.
+        let calls = [vec![], name("g"), name("f"), vec![], vec![]];
+        assert_eq!(
+            with_calls(&spans(text), &contents, &calls),
+            Some(vec![4, 4, 4, 5, 2])
+        );
+    }
+
     /// A prompt of three control tokens (`<c>`, one token each) and four messages: the first
     /// content as written, the second only stripped (a template that trims), the third none.
     /// Each message owns from the end of the content before it to the end of its own, control
