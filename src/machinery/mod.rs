@@ -135,7 +135,13 @@ pub fn prompt_with_stats<'r>(
     conversation: &[Message],
     results: &'r [MentorRagResult],
 ) -> (Result<Prompt<'r>, crate::Error>, PromptStats) {
-    let (prompt, work) = prompts.assemble_counting(conversation, results);
+    let mut work = crate::prompt::Work::default();
+    let prompt = prompts.run(
+        conversation,
+        results,
+        &mut work,
+        &crate::prompt::Deadline::never(),
+    );
     let stats = PromptStats {
         bytes_tokenized: work.bytes_tokenized,
         renders: work.renders,

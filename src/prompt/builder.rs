@@ -2,7 +2,7 @@
 //! [`build`](PromptBuilder::build).
 
 use super::assemble::PromptAssembler;
-use super::choices::PromptChoices;
+use super::builder_choices::PromptChoices;
 use super::placement::ContextPlacement;
 use super::{ChatTemplate, ConversationDate, TemplateOptions, Tools};
 use crate::ContextBuilder;
@@ -45,6 +45,8 @@ impl PromptBuilder {
                 template,
                 window,
                 reserve: DEFAULT_RESERVE,
+                // A context builder needs a budget to exist; this one is never read (see
+                // `PromptChoices::context`).
                 context: ContextBuilder::new(0),
                 placement: ContextPlacement::User,
                 date: None,
@@ -65,9 +67,32 @@ impl PromptBuilder {
         self
     }
 
-    /// The context's options (format, header, limits, ...): everything but its budget, which
-    /// the fitting decides, and its tokenizer, which is the template's. Default:
-    /// `ContextBuilder::new(0)`, the assembler's defaults.
+    /// The context's options (format, header, limits, ...), set on the builder `options` is
+    /// given, whose budget and tokenizer are not the caller's to choose: the fitting decides
+    /// the budget, and the template's tokenizer counts. Each call sets options over the last
+    /// call's. Default: the assembler's defaults.
+    ///
+    /// ```
+    /// use mentor_context::prompt::{ChatTemplate, PromptBuilder};
+    ///
+    /// let prompts = PromptBuilder::new(ChatTemplate::harmony(), 4096)
+    ///     .context_options(|context| context.max_per_source(2).header("Sources:"))
+    ///     .build()?;
+    /// assert_eq!(prompts.assembler().budget(), 4096 - 1024);
+    /// # Ok::<(), mentor_context::Error>(())
+    /// ```
+    pub fn context_options(
+        mut self,
+        options: impl FnOnce(ContextBuilder) -> ContextBuilder,
+    ) -> Self {
+        self.choices.context = options(self.choices.context);
+        self
+    }
+
+    /// The context's options as a whole [`ContextBuilder`], in place of any set before: its
+    /// budget and tokenizer are not read (the fitting decides the budget, the template's
+    /// tokenizer counts), so any budget serves, as in `ContextBuilder::new(0)`.
+    /// [`context_options`](Self::context_options) sets the same options without one.
     pub fn context(mut self, context: ContextBuilder) -> Self {
         self.choices.context = context;
         self

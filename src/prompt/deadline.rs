@@ -109,7 +109,7 @@ impl PromptAssembler {
         results: &'r [MentorRagResult],
         deadline: &Deadline,
     ) -> Result<Prompt<'r>, Error> {
-        self.assemble_measured(conversation, results, &mut Work::default(), deadline)
+        self.run(conversation, results, &mut Work::default(), deadline)
     }
 }
 

@@ -77,7 +77,33 @@ impl Message {
         &self.value
     }
 
-    /// A message from a value already checked to be a map with a string role.
+    /// This message with its fields replaced by `value`, a map with the same `role`: how the
+    /// assembler neutralizes a message or places the context in it without reading the role
+    /// back.
+    pub(crate) fn with_value(&self, value: Value) -> Message {
+        Message {
+            content: value
+                .get_attr("content")
+                .ok()
+                .filter(|content| content.kind() == ValueKind::String),
+            value,
+            role: self.role.clone(),
+        }
+    }
+
+    /// A message of `role` whose fields are the map `value` (which names that role).
+    pub(crate) fn of_role(role: &str, value: Value) -> Message {
+        Message {
+            content: value
+                .get_attr("content")
+                .ok()
+                .filter(|content| content.kind() == ValueKind::String),
+            value,
+            role: role.to_string(),
+        }
+    }
+
+    /// A message from a value read from JSON: a map with a string role.
     pub(crate) fn from_value(value: Value) -> Result<Message, String> {
         if value.kind() != ValueKind::Map {
             return Err("a message must be an object".to_string());

@@ -10,12 +10,12 @@
 //!
 //! ```
 //! use mentor_context::prompt::{ChatTemplate, ConversationDate, Message, PromptBuilder};
-//! use mentor_context::{ContextBuilder, Encoding, MentorRagResult};
+//! use mentor_context::MentorRagResult;
 //!
 //! let prompts = PromptBuilder::new(ChatTemplate::harmony(), 4096)
 //!     .reserve(1024)
 //!     .date("2026-12-02".parse::<ConversationDate>()?)
-//!     .context(ContextBuilder::new(0).max_per_source(2))
+//!     .context_options(|context| context.max_per_source(2))
 //!     .build()?;
 //! let conversation = [
 //!     Message::system("Answer from the documents and cite them as [n]."),
@@ -84,7 +84,7 @@
 
 mod assemble;
 mod builder;
-mod choices;
+mod builder_choices;
 mod control;
 mod count;
 mod date;
@@ -92,9 +92,9 @@ mod deadline;
 mod history;
 mod json_setting;
 mod message;
+mod message_costs;
 mod placement;
 mod report;
-mod spans;
 mod template;
 mod template_options;
 mod tools;
@@ -102,6 +102,8 @@ mod untrusted;
 
 pub use assemble::PromptAssembler;
 pub use builder::{DEFAULT_RESERVE, DEFAULT_TRIM_STEP, PromptBuilder};
+#[cfg(feature = "unstable_machinery")]
+pub(crate) use count::Work;
 pub use date::ConversationDate;
 pub use deadline::Deadline;
 pub use message::Message;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::{Inner, PromptAssembler};
 use crate::error::Error;
-use crate::prompt::choices::PromptChoices;
+use crate::prompt::builder_choices::PromptChoices;
 use crate::prompt::placement::ContextPlacement;
 
 impl PromptAssembler {

@@ -1,311 +1,106 @@
-//! One fitting of the prompt: the context assembled at a budget, placed where the settings
-//! say, the kept turns rendered through the template, and counted.
+//! Step 4, the prompt fitted to the window: candidates rendered and counted until one fits,
+//! the context shrinking by what the last went over, then turns going; and room the context
+//! left unused given back to the history.
 
-use minijinja::value::{Value, ValueKind};
-
-use super::PromptAssembler;
-use super::conversation::Conversation;
-use crate::error::{Error, TemplateError, TemplateErrorKind};
+use super::Inner;
+use super::candidate::{Candidate, render_and_count};
+use super::choose::{self, Chosen};
+use super::costs::Costs;
+use super::read::Conversation;
+use crate::MentorRagResult;
+use crate::error::Error;
 use crate::prompt::ConversationDate;
 use crate::prompt::count::Counting;
-use crate::prompt::placement::ContextPlacement;
-use crate::prompt::report::TemplateDocument;
-use crate::prompt::template::{Rendered, TemplateInput};
-use crate::{AssembledContext, MentorRagResult};
 
-impl PromptAssembler {
-    /// Renders the conversation keeping turns from `first`, with the context assembled at
-    /// `budget` and placed, and counts it.
-    pub(super) fn fit<'c>(
-        &self,
-        chat: &Conversation,
-        first: usize,
-        budget: usize,
-        results: &'c [MentorRagResult],
-        date: ConversationDate,
-        counting: &mut Counting<'_>,
-    ) -> Result<Fitted<'c>, Error> {
-        let inner = &*self.inner;
-        let (context, stats) = match inner.assembler.with_budget(budget) {
-            Ok(assembler) => assembler.run(results),
-            Err(_) => inner.empty.run(results),
-        };
-        counting.bytes_tokenized += stats.bytes_tokenized;
-        let mut values = chat.kept_values(chat.kept_from(first));
-        let mut documents = None;
-        let mut in_parts = false;
-        match inner.placement {
-            ContextPlacement::User if !context.text.is_empty() => {
-                let question = values.len() - 1;
-                let text = format!(
-                    "{}{}",
-                    context.text,
-                    chat.contents[chat.question()].as_deref().unwrap_or("")
-                );
-                values[question] = with_content(&values[question], &text);
-            }
-            ContextPlacement::System if !context.text.is_empty() => {
-                if chat.has_system {
-                    in_parts = values[0]
-                        .get_attr("content")
-                        .is_ok_and(|content| content.kind() == ValueKind::Seq);
-                    values[0] = with_context_after(&values[0], &context.text);
-                } else {
-                    values.insert(
-                        0,
-                        Value::from_pairs([
-                            ("role", Value::from("system")),
-                            ("content", Value::from(context.text.as_str())),
-                        ]),
-                    );
-                }
-            }
-            ContextPlacement::Tool => {
-                // The call is answered even when nothing fitted: a call left without its
-                // result is what no server accepts.
-                if let Some(call) = &chat.pending {
-                    let mut result = vec![
-                        ("role", Value::from("tool")),
-                        ("tool_call_id", Value::from(call.id.as_str())),
-                    ];
-                    if inner.template.is_jinja() {
-                        result.push(("name", Value::from(call.name.as_str())));
-                    }
-                    result.push(("content", Value::from(context.text.as_str())));
-                    values.push(Value::from_pairs(result));
-                }
-            }
-            ContextPlacement::Documents => {
-                documents = Some(
-                    context
-                        .citations
-                        .iter()
-                        .map(|citation| {
-                            let result = &results[citation.input_index];
-                            let kept = citation
-                                .kept_bytes
-                                .unwrap_or(result.content.len())
-                                .min(result.content.len());
-                            TemplateDocument {
-                                title: citation
-                                    .title
-                                    .clone()
-                                    .or_else(|| citation.source_url.clone())
-                                    .unwrap_or_default(),
-                                text: result.content[..result.content.floor_char_boundary(kept)]
-                                    .to_string(),
-                            }
-                        })
-                        .collect::<Vec<_>>(),
-                );
-            }
-            _ => {}
-        }
-        let documents_value = documents.as_deref().map(documents_value);
-        counting.check()?;
-        let rendered = inner.template.render(&TemplateInput {
-            messages: &values,
-            documents: documents_value.as_ref(),
-            tools: inner.tools.as_ref(),
-            options: inner.template_options.as_ref(),
-            date,
-        })?;
-        // A template may write only some parts of a message's content (Gemma 3 takes the first
-        // part of a system message's): a context given as a part it left out would be lost
-        // without a word.
-        if in_parts {
-            let core = context.text.trim();
-            let text = rendered.text.as_deref().unwrap_or_default();
-            if !core.is_empty() && !text.contains(core) {
-                return Err(Error::ChatTemplate(
-                    TemplateError::new(
-                        TemplateErrorKind::ContextNotWritten,
-                        "the chat template did not write the context placed in the system \
-                         message's last text part (it writes only some parts of that \
-                         message); give the system message as text, or place the context \
-                         elsewhere with `context_in`",
-                    )
-                    .named(inner.template.name()),
-                ));
-            }
-        }
-        let total = self.count(&rendered, &context, counting)?;
-        Ok(Fitted {
-            context,
-            values,
-            documents,
-            rendered,
-            total,
-        })
-    }
+/// How many renders one fitting may take before it gives up: each one after the first
+/// shrinks the context by what the last went over, or drops a turn.
+const EXTRA_ATTEMPTS: usize = 8;
 
-    /// A rendered prompt's count, the context's stretch not counted again.
-    fn count(
-        &self,
-        rendered: &Rendered,
-        context: &AssembledContext<'_>,
-        counting: &mut Counting<'_>,
-    ) -> Result<usize, Error> {
-        match self.inner.placement {
-            ContextPlacement::Documents => counting.rendered(rendered),
-            _ => counting.rendered_with_context(rendered, &context.text, context.token_count),
-        }
-    }
+/// The prompt that fits, and where its history stopped.
+pub(super) struct Fitted<'c> {
+    pub(super) candidate: Candidate<'c>,
+    /// The history's room, wider where the context left some unused.
+    pub(super) room: usize,
+    /// The first turn kept.
+    pub(super) first: usize,
+    /// Where the rule alone would start the history, at the room it had: past it, turns went
+    /// to make the prompt fit.
+    pub(super) by_rule: usize,
+}
 
-    /// The whole conversation rendered without the context, and its count, with the tools;
-    /// where there are tools, the render whose shares tell each message's cost is the one
-    /// without them, counted too: the tools are fixed, never a turn's.
-    pub(super) fn whole(
-        &self,
-        messages: &[Value],
-        date: ConversationDate,
-        counting: &mut Counting<'_>,
-    ) -> Result<Whole, Error> {
-        let template = &self.inner.template;
-        counting.check()?;
-        let rendered = template.render(&TemplateInput {
-            messages,
-            documents: None,
-            tools: self.inner.tools.as_ref(),
-            options: self.inner.template_options.as_ref(),
-            date,
-        })?;
-        let total = counting.rendered(&rendered)?;
-        if self.inner.tools.is_none() {
-            return Ok(Whole {
-                rendered,
-                total,
-                shared: total,
+/// Fits the conversation and the context to the window, from the history `chosen`.
+///
+/// # Errors
+///
+/// [`Error::PromptTooLarge`] when no turn is left to drop and the prompt is still over;
+/// what rendering and counting refuse.
+pub(super) fn window<'c>(
+    inner: &Inner,
+    chat: &Conversation,
+    costs: &Costs,
+    chosen: &Chosen,
+    results: &'c [MentorRagResult],
+    date: ConversationDate,
+    counting: &mut Counting<'_>,
+) -> Result<Fitted<'c>, Error> {
+    let available = choose::available(inner);
+    let Chosen {
+        mut room,
+        mut first,
+        mut budget,
+    } = *chosen;
+    let mut by_rule = first;
+    let mut attempts = 0;
+    let mut drops = 0u32;
+    let mut candidate = loop {
+        let candidate = render_and_count(inner, chat, first, budget, results, date, counting)?;
+        if candidate.total <= available {
+            break candidate;
+        }
+        attempts += 1;
+        let over = candidate.total - available;
+        if budget > 0 && attempts <= EXTRA_ATTEMPTS {
+            budget = budget.saturating_sub(over);
+        } else if budget > 0 {
+            budget = 0;
+        } else if first < chat.turns.len() {
+            // Turns enough to cover what it went over, by their measured costs; twice as
+            // much each time the measure fell short, so that a few renders settle it
+            // however long the conversation is.
+            let need = over.saturating_mul(1 << drops.min(32));
+            drops += 1;
+            let mut covered = 0;
+            while first < chat.turns.len() && (covered == 0 || covered < need) {
+                covered += costs.turns[first].max(1);
+                first += 1;
+            }
+        } else {
+            return Err(Error::PromptTooLarge {
+                needed: candidate.total,
+                reserve: inner.reserve,
+                window: inner.window,
             });
         }
-        counting.check()?;
-        let plain = template.render(&TemplateInput {
-            messages,
-            documents: None,
-            tools: None,
-            options: self.inner.template_options.as_ref(),
-            date,
-        })?;
-        let shared = counting.rendered(&plain)?;
-        Ok(Whole {
-            rendered: plain,
-            total,
-            shared,
-        })
-    }
-
-    /// What the tools add to `fitted`: its count less the count of the same prompt rendered
-    /// without them (0 without tools).
-    pub(super) fn tools_tokens(
-        &self,
-        fitted: &Fitted<'_>,
-        date: ConversationDate,
-        counting: &mut Counting<'_>,
-    ) -> Result<usize, Error> {
-        if self.inner.tools.is_none() {
-            return Ok(0);
-        }
-        let documents = fitted.documents.as_deref().map(documents_value);
-        counting.check()?;
-        let plain = self.inner.template.render(&TemplateInput {
-            messages: &fitted.values,
-            documents: documents.as_ref(),
-            tools: None,
-            options: self.inner.template_options.as_ref(),
-            date,
-        })?;
-        let without = self.count(&plain, &fitted.context, counting)?;
-        Ok(fitted.total.saturating_sub(without))
-    }
-}
-
-/// The whole conversation rendered for its costs.
-pub(super) struct Whole {
-    /// The render whose shares are the messages' costs (without the tools).
-    pub(super) rendered: Rendered,
-    /// The count with everything fixed (the tools too).
-    pub(super) total: usize,
-    /// The count of `rendered`: what the messages' estimated shares divide.
-    pub(super) shared: usize,
-}
-
-/// The documents as a template's `documents` takes them.
-fn documents_value(documents: &[TemplateDocument]) -> Value {
-    Value::from(
-        documents
-            .iter()
-            .map(|d| {
-                Value::from_pairs([
-                    ("title", Value::from(d.title.as_str())),
-                    ("text", Value::from(d.text.as_str())),
-                ])
-            })
-            .collect::<Vec<_>>(),
-    )
-}
-
-/// One rendering of the prompt, counted.
-pub(super) struct Fitted<'c> {
-    pub(super) context: AssembledContext<'c>,
-    pub(super) values: Vec<Value>,
-    pub(super) documents: Option<Vec<TemplateDocument>>,
-    pub(super) rendered: Rendered,
-    pub(super) total: usize,
-}
-
-/// A system message with the context after its instructions: after its text, or, where its
-/// content is a list of parts (`[{"type": "text", "text": ...}]`), after the text of its last
-/// part, or as a part of its own where the last part is not text. Never in their place.
-fn with_context_after(message: &Value, context: &str) -> Value {
-    let joined = |instructions: &str| {
-        if instructions.is_empty() {
-            context.to_string()
-        } else {
-            format!("{instructions}\n\n{context}")
-        }
     };
-    let content = message.get_attr("content").unwrap_or_default();
-    if content.kind() != ValueKind::Seq {
-        return with_content(message, &joined(content.as_str().unwrap_or("")));
-    }
-    let mut parts: Vec<Value> = content
-        .try_iter()
-        .map(Iterator::collect)
-        .unwrap_or_default();
-    let last_text = parts.last().and_then(|part| {
-        let is_text = part.get_attr("type").ok()?.as_str()? == "text";
-        let text = part.get_attr("text").ok()?;
-        is_text
-            .then(|| text.as_str().map(ToString::to_string))
-            .flatten()
-    });
-    match last_text {
-        Some(text) => {
-            let last = parts.len() - 1;
-            parts[last] = with_field(&parts[last], "text", &Value::from(joined(&text)));
+
+    // Room the context left unused (all its results placed, or a block too big for what
+    // was left) goes back to the history.
+    if first > 0 && candidate.total < available {
+        let (wider, earlier) = choose::wider(inner, costs, room, available - candidate.total);
+        if earlier < first {
+            let retry = render_and_count(inner, chat, earlier, budget, results, date, counting)?;
+            if retry.total <= available {
+                first = earlier;
+                by_rule = earlier;
+                room = wider;
+                candidate = retry;
+            }
         }
-        None => parts.push(Value::from_pairs([
-            ("type", Value::from("text")),
-            ("text", Value::from(context)),
-        ])),
     }
-    with_field(message, "content", &Value::from(parts))
-}
-
-/// `message` with its `content` replaced.
-fn with_content(message: &Value, content: &str) -> Value {
-    with_field(message, "content", &Value::from(content))
-}
-
-/// `object` with the value of `field` replaced, its keys in their order.
-fn with_field(object: &Value, field: &str, replacement: &Value) -> Value {
-    let keys: Vec<Value> = object.try_iter().map(Iterator::collect).unwrap_or_default();
-    Value::from_pairs(keys.into_iter().map(|key| {
-        let value = if key.as_str() == Some(field) {
-            replacement.clone()
-        } else {
-            object.get_item(&key).unwrap_or_default()
-        };
-        (key, value)
-    }))
+    Ok(Fitted {
+        candidate,
+        room,
+        first,
+        by_rule,
+    })
 }

@@ -1,5 +1,6 @@
 //! The whole prompt: fitting conversations and results to a window through a chat template.
 
+mod context_options;
 mod conversations;
 mod cost;
 mod deadline;

@@ -13,6 +13,9 @@ pub(crate) struct PromptChoices {
     pub(crate) template: ChatTemplate,
     pub(crate) window: usize,
     pub(crate) reserve: usize,
+    /// The context's options. Its budget and tokenizer are never read: the assembler is built
+    /// at the room the window leaves with the template's tokenizer, and each fitting
+    /// assembles at its own budget.
     pub(crate) context: ContextBuilder,
     pub(crate) placement: ContextPlacement,
     pub(crate) date: Option<ConversationDate>,
