@@ -180,7 +180,6 @@ impl QuoteChecks {
     }
 
     /// `text` prepared: the only place these checks prepare one, so that the tests can count.
-    #[cfg_attr(not(test), allow(clippy::unused_self))]
     fn prepare(&mut self, text: &str) -> Prepared {
         #[cfg(test)]
         {
