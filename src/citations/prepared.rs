@@ -37,16 +37,8 @@ pub(crate) struct Prepared {
     units: HashSet<u64, rustc_hash::FxBuildHasher>,
 }
 
-#[cfg(test)]
-thread_local! {
-    /// Bytes of text prepared on this thread: what the counting tests bound.
-    pub(crate) static PREPARED_BYTES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
 impl Prepared {
     pub(crate) fn new(text: &str) -> Prepared {
-        #[cfg(test)]
-        PREPARED_BYTES.with(|bytes| bytes.set(bytes.get() + text.len()));
         let mut normalized = String::with_capacity(text.len());
         let mut moves = Vec::new();
         normalize_into(text, &mut normalized, &mut moves);
@@ -142,6 +134,10 @@ pub(crate) struct QuoteChecks {
     /// The answers already given, by text, stretch and quote as prepared: a quote repeated
     /// costs its own length, not its text's.
     done: HashMap<Check, bool>,
+    /// Bytes of text and quotes prepared so far: what the counting tests bound, read through
+    /// the resolution's stream ([`QuoteChecks::prepared_bytes`]).
+    #[cfg(test)]
+    prepared_bytes: usize,
 }
 
 impl QuoteChecks {
@@ -155,12 +151,16 @@ impl QuoteChecks {
         within: Option<(usize, usize)>,
         quote: &str,
     ) -> bool {
-        let quote = Prepared::new(quote);
+        let quote = self.prepare(quote);
         let done_key = (key, within, quote.marked.clone());
         if let Some(&found) = self.done.get(&done_key) {
             return found;
         }
-        let prepared = self.texts.entry(key).or_insert_with(|| Prepared::new(text));
+        if !self.texts.contains_key(&key) {
+            let prepared = self.prepare(text);
+            self.texts.insert(key, prepared);
+        }
+        let prepared = &self.texts[&key];
         let found = match within {
             Some((from, to)) => {
                 let indexed = self.indexed.entry(key).or_insert_with(|| {
@@ -177,6 +177,21 @@ impl QuoteChecks {
         };
         self.done.insert(done_key, found);
         found
+    }
+
+    /// `text` prepared: the only place these checks prepare one, so that the tests can count.
+    fn prepare(&mut self, text: &str) -> Prepared {
+        #[cfg(test)]
+        {
+            self.prepared_bytes += text.len();
+        }
+        Prepared::new(text)
+    }
+
+    /// Bytes of text and quotes these checks have prepared.
+    #[cfg(test)]
+    pub(crate) fn prepared_bytes(&self) -> usize {
+        self.prepared_bytes
     }
 }
 
@@ -290,10 +305,6 @@ mod tests {
         text
     }
 
-    fn prepared_bytes() -> usize {
-        PREPARED_BYTES.with(std::cell::Cell::get)
-    }
-
     /// Issue 33 item 4: 3,000 quotes against a block normalize the block once, whatever the
     /// number of quotes: the work of preparing is the answer's bytes and the block's. (A
     /// block of 64 KiB: the bound is the same at any size, and one prepared per quote would
@@ -311,11 +322,13 @@ mod tests {
                 "It says \"Fact {i} holds\" [1] and \"Fact {i}\" [1]. "
             ));
         }
-        let before = prepared_bytes();
-        let resolution = Resolver::for_context(&context)
-            .contents(&contents)
-            .resolve(&answer);
-        let prepared = prepared_bytes() - before;
+        let mut stream = Resolver::for_context(&context).contents(&contents).stream();
+        let _ = stream.push(&answer);
+        assert_eq!(stream.held_back(), 0, "every marker read");
+        let prepared = stream.prepared_bytes();
+        let (_, resolution) = stream.finish();
+        // The count counts: the block was prepared.
+        assert!(prepared >= contents[0].len(), "{prepared}");
         assert_eq!(resolution.cited[0].quotes.len(), 6000);
         assert_eq!(resolution.unverified, 0);
         assert!(
@@ -364,12 +377,13 @@ mod tests {
             let message = serde_json::json!({"type": "message", "content": [
                 {"type": "text", "text": "So it is.", "citations": citations}]})
             .to_string();
-            let before = prepared_bytes();
-            let resolution = Resolver::for_context(&context)
+            let stream = Resolver::for_context(&context)
                 .entries(&entries)
-                .response(&message)
+                .read_response(&message)
                 .unwrap();
-            let prepared = prepared_bytes() - before;
+            let prepared = stream.prepared_bytes();
+            let (_, resolution) = stream.finish().unwrap();
+            assert!(prepared >= text.len(), "{dialect}: {prepared}");
             assert_eq!(resolution.cited[0].quotes.len(), 1000, "{dialect}");
             assert_eq!(resolution.unverified, 0, "{dialect}");
             assert!(

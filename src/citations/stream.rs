@@ -130,6 +130,12 @@ impl<'c> CitationStream<'c> {
         self.scanner.held_back()
     }
 
+    /// Bytes of contents and quotes prepared for quote checks so far.
+    #[cfg(test)]
+    pub(crate) fn prepared_bytes(&self) -> usize {
+        self.sink.tally.prepared_bytes()
+    }
+
     /// The answer is complete: returns the rest to show (an unfinished marker is text after
     /// all) and the resolution of the whole answer.
     #[must_use]

@@ -7,7 +7,7 @@
 //! so the exact-split rule and every guarantee carry over unchanged.
 //!
 //! Two things are done here rather than through `bpe-openai`'s own `count` and `encode`: the
-//! pieces are split with a search cache per thread (`pieces.rs`), and a piece that is itself a
+//! pieces are split with one search cache per count (`pieces.rs`), and a piece that is itself a
 //! token is looked up in the vocabulary instead of encoded, as tiktoken does.
 
 use std::sync::LazyLock;

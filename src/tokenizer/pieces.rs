@@ -1,23 +1,25 @@
-//! The pre-tokenizer of the `bpe-openai` engine: OpenAI's split patterns, searched with a
-//! regex cache that belongs to the calling thread.
+//! The pre-tokenizer of the `bpe-openai` engine: OpenAI's split patterns, compiled once, and a
+//! pool of search caches for them.
 //!
-//! `bpe-openai` splits with a `regex_automata` meta regex whose search cache comes from a
-//! pool. The pool hands its fast path to the first thread that searches, which is where an
-//! [`Assembler`](crate::Assembler) is built (its frame is counted then); every other thread
-//! locks a mutex for every piece of text. A server or a batch run assembles on other threads,
-//! and a profile of `mentor-context batch` put about a tenth of its time in that pool. Here each
-//! thread keeps its own cache, so every thread searches as fast as the first. The memory is
-//! what the pool would hold too: a cache for each thread that searches.
+//! A search needs a cache (`regex_automata`'s lazy DFA states). The regex's own pool hands
+//! one out per search: without a lock to the first thread that searches, behind a lock to
+//! every other, which cost a thread other than the first about a quarter more time per count
+//! with a search per piece. Here a count takes one cache from the pool beside the patterns for
+//! all its pieces, on any thread. The pool is scratch, not state: any cache finds the same
+//! pieces, so no count depends on what another thread or an earlier call left in it (issue 48:
+//! the library keeps no global mutable state; `tests/library/global_state.rs` allows this
+//! pool, and nothing else that changes after it is built).
 //!
 //! The patterns and the look-ahead emulation are those of `bpe-openai` 0.3.2 (its `lib.rs`):
 //! `\s+(?!\S)` cannot be written for a regex engine without look-around, so a pattern `\s+\s`
 //! is tried before `\s+` and gives back its last character. `tests/library/engines.rs` holds the counts
 //! to tiktoken-rs's, token for token, on every fixture and on random Unicode.
 
-use std::cell::RefCell;
+use std::panic::{RefUnwindSafe, UnwindSafe};
 use std::sync::LazyLock;
 
 use regex_automata::meta::{Cache, Regex};
+use regex_automata::util::pool::Pool;
 use regex_automata::{Anchored, Input};
 
 use super::Encoding;
@@ -26,22 +28,37 @@ use super::Encoding;
 /// is a look-ahead, given back to the next piece.
 const LOOK_AHEAD_PATTERN: usize = 1;
 
+/// Makes a search cache for the patterns.
+type MakeCache = Box<dyn Fn() -> Cache + Send + Sync + UnwindSafe + RefUnwindSafe>;
+
+/// An encoding's split patterns, and a pool of search caches for them: one taken per count.
+struct Splitter {
+    regex: Regex,
+    caches: Pool<Cache, MakeCache>,
+}
+
 /// The split patterns of an encoding: its own `first`, then `\s+\s` and `\s+`.
 ///
 /// # Panics
 ///
 /// If a pattern does not compile; they are constants, and every test compiles them.
-fn split_patterns(first: &str) -> Regex {
-    Regex::new_many(&[first, "\\s+\\s", "\\s+"]).expect("OpenAI's split patterns compile")
+fn split_patterns(first: &str) -> Splitter {
+    let regex =
+        Regex::new_many(&[first, "\\s+\\s", "\\s+"]).expect("OpenAI's split patterns compile");
+    let made_from = regex.clone();
+    Splitter {
+        regex,
+        caches: Pool::new(Box::new(move || made_from.create_cache())),
+    }
 }
 
-static CL100K_BASE: LazyLock<Regex> = LazyLock::new(|| {
+static CL100K_BASE: LazyLock<Splitter> = LazyLock::new(|| {
     split_patterns(
         "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+$",
     )
 });
 
-static O200K_BASE: LazyLock<Regex> = LazyLock::new(|| {
+static O200K_BASE: LazyLock<Splitter> = LazyLock::new(|| {
     split_patterns(
         &[
             "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
@@ -55,12 +72,6 @@ static O200K_BASE: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-thread_local! {
-    /// This thread's search caches, one per encoding (cl100k_base, o200k_base), made on first
-    /// use.
-    static CACHES: RefCell<[Option<Cache>; 2]> = const { RefCell::new([None, None]) };
-}
-
 /// Calls `each` with every piece of `text`, in order, as `encoding`'s pre-tokenizer splits
 /// it.
 ///
@@ -68,20 +79,13 @@ thread_local! {
 ///
 /// If `encoding` is not one that `bpe-openai` ships; the engine checks that first.
 pub(super) fn for_each_piece(encoding: Encoding, text: &str, each: impl FnMut(&str)) {
-    let (regex, slot) = match encoding {
-        Encoding::Cl100kBase => (&*CL100K_BASE, 0),
-        Encoding::O200kBase => (&*O200K_BASE, 1),
+    let splitter = match encoding {
+        Encoding::Cl100kBase => &*CL100K_BASE,
+        Encoding::O200kBase => &*O200K_BASE,
         other => unreachable!("bpe-openai has no {other}; OpenAiTokenizer::new checks"),
     };
-    CACHES.with(|caches| {
-        if let Ok(mut caches) = caches.try_borrow_mut() {
-            let cache = caches[slot].get_or_insert_with(|| regex.create_cache());
-            split(regex, cache, text, each);
-        } else {
-            // Only if `each` splits again on this thread: a cache of its own, not a panic.
-            split(regex, &mut regex.create_cache(), text, each);
-        }
-    });
+    let mut cache = splitter.caches.get();
+    split(&splitter.regex, &mut cache, text, each);
 }
 
 /// The loop of [`for_each_piece`], with the cache to search with.
@@ -143,7 +147,7 @@ mod tests {
             assert!(here.iter().all(|piece| !piece.is_empty()));
             let there = std::thread::scope(|s| s.spawn(|| pieces(encoding, text)).join());
             assert_eq!(there.ok(), Some(here.clone()));
-            // A split inside a split takes a cache of its own instead of panicking.
+            // A split inside a split takes a cache of its own from the pool.
             let mut nested = Vec::new();
             for_each_piece(encoding, text, |piece| {
                 nested.extend(pieces(encoding, piece));

@@ -1,11 +1,10 @@
 //! The tiktoken-rs engine: the reference every other engine is tested against.
 //!
-//! tiktoken-rs gives token ranks, not where tokens end. A token's byte length is looked up
-//! per rank in a table filled as ranks are first seen, so no request pays for decoding the
-//! whole vocabulary (200k ranks for o200k_base, about 100 ms) before it starts.
+//! tiktoken-rs gives token ranks, not where tokens end. The byte length of every rank is
+//! decoded once, when the encoding is loaded, into a table that is never written again: the
+//! library keeps no global mutable state (issue 48), and a count never decodes a token.
 
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU8, Ordering};
 
 use tiktoken_rs::CoreBPE;
 
@@ -20,47 +19,45 @@ pub(super) const MAX_CALL_BYTES: usize = super::DEFAULT_MAX_CALL_BYTES;
 
 /// Ranks the length table has room for: more than any of the four vocabularies holds
 /// (o200k_base, the largest, has 200,019 with its special tokens). A rank beyond it, which
-/// tiktoken-rs never returns, would be decoded each time instead of remembered.
+/// tiktoken-rs never returns, would be decoded each time instead.
 const TABLE_RANKS: usize = 1 << 18;
 
-/// The tiktoken-rs encoder and, per token rank, its length in bytes once seen (0: not yet).
+/// The tiktoken-rs encoder and the length in bytes of the token of each rank (0: no token
+/// has that rank), both read-only once built.
 struct Tables {
     bpe: &'static CoreBPE,
-    /// Relaxed atomics: every thread that fills a slot writes the same value, so a race costs
-    /// at most a second decode of the same token.
-    token_bytes: Box<[AtomicU8]>,
+    token_bytes: Box<[u8]>,
 }
 
 impl Tables {
     fn new(bpe: &'static CoreBPE) -> Tables {
-        Tables {
-            bpe,
-            token_bytes: std::iter::repeat_with(|| AtomicU8::new(0))
-                .take(TABLE_RANKS)
-                .collect(),
-        }
+        let token_bytes = (0..TABLE_RANKS)
+            .map(|rank| {
+                let rank = u32::try_from(rank).unwrap_or(u32::MAX);
+                // Measured: no token is longer than 128 bytes, so a byte holds the length.
+                bpe.decode_bytes(&[rank])
+                    .ok()
+                    .and_then(|bytes| u8::try_from(bytes.len()).ok())
+                    .unwrap_or(0)
+            })
+            .collect();
+        Tables { bpe, token_bytes }
     }
 
     /// The byte length of the token with this rank.
     fn token_len(&self, rank: u32) -> u32 {
-        let slot = self.token_bytes.get(rank as usize);
-        if let Some(len) = slot.map(|s| s.load(Ordering::Relaxed)).filter(|&l| l > 0) {
-            return u32::from(len);
+        match self.token_bytes.get(rank as usize) {
+            Some(&len) if len > 0 => u32::from(len),
+            // A rank tiktoken-rs returned always decodes; 1 keeps the lengths' contract (each
+            // at least 1) should it ever not.
+            _ => self.bpe.decode_bytes(&[rank]).map_or(1, |bytes| {
+                u32::try_from(bytes.len().max(1)).unwrap_or(u32::MAX)
+            }),
         }
-        // A rank tiktoken-rs returned always decodes; 1 keeps the lengths' contract (each at
-        // least 1) should it ever not.
-        let len = self
-            .bpe
-            .decode_bytes(&[rank])
-            .map_or(1, |bytes| bytes.len().max(1));
-        // Measured: no token is longer than 128 bytes, so a byte holds the length.
-        if let (Some(slot), Ok(short)) = (slot, u8::try_from(len)) {
-            slot.store(short, Ordering::Relaxed);
-        }
-        u32::try_from(len).unwrap_or(u32::MAX)
     }
 }
 
+/// The tables of `encoding`, built on first use.
 fn tables(encoding: Encoding) -> &'static Tables {
     static O200K: OnceLock<Tables> = OnceLock::new();
     static CL100K: OnceLock<Tables> = OnceLock::new();
@@ -105,7 +102,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lengths_are_learned_per_rank_and_match_the_decoded_tokens() {
+    fn lengths_are_the_decoded_tokens() {
         let text = "Grüße, 世界! 👩🏽‍💻 <|endoftext|>\n\n  tabs\tand spaces   ";
         for &encoding in Encoding::ALL {
             let bpe = tables(encoding).bpe;
@@ -117,10 +114,22 @@ mod tests {
                 .map(|rank| bpe.decode_bytes(&[rank]).unwrap().len() as u32)
                 .collect();
             assert_eq!(lengths, expected, "{encoding}");
-            // The second time, from the table.
-            lengths.clear();
-            token_lengths(encoding, text, &mut lengths);
-            assert_eq!(lengths, expected, "{encoding}");
+        }
+    }
+
+    /// The table is whole once built: a count never decodes a token, and never writes.
+    #[test]
+    fn the_table_holds_the_length_of_every_rank() {
+        for &encoding in Encoding::ALL {
+            let tables = tables(encoding);
+            for (rank, &len) in tables.token_bytes.iter().enumerate() {
+                let decoded = tables.bpe.decode_bytes(&[rank as u32]);
+                assert_eq!(
+                    usize::from(len),
+                    decoded.map_or(0, |b| b.len()),
+                    "{encoding} {rank}"
+                );
+            }
         }
     }
 

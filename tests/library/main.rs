@@ -15,6 +15,7 @@ mod docs;
 mod engines;
 mod errors;
 mod follow_up;
+mod global_state;
 mod heads;
 mod hostile;
 mod model;

@@ -207,6 +207,12 @@ impl<'c> Tally<'c> {
             .map_or(n, |slot| slot + 1)
     }
 
+    /// Bytes of contents and quotes prepared for quote checks so far.
+    #[cfg(test)]
+    pub(crate) fn prepared_bytes(&self) -> usize {
+        self.checks.prepared_bytes()
+    }
+
     /// The resolution of everything recorded.
     pub(crate) fn into_resolution(self, answer: Option<String>) -> Resolution {
         Resolution {

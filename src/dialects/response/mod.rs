@@ -90,6 +90,12 @@ impl<'c> Resolver<'c> {
     /// response is not JSON or not of this dialect's shape, an event stream ends before its
     /// last event, or a citation has negative or reversed indices.
     pub fn response(&self, response: &str) -> Result<Resolution, Error> {
+        Ok(self.read_response(response)?.finish()?.1)
+    }
+
+    /// The stream of [`response`](Self::response) once it has read the whole response, not
+    /// yet finished.
+    pub(crate) fn read_response(&self, response: &str) -> Result<ResponseStream<'c>, Error> {
         let mut stream = self.response_stream()?;
         // Some Windows tools start UTF-8 files with a byte order mark; it is not text.
         let response = response.strip_prefix('\u{feff}').unwrap_or(response);
@@ -99,7 +105,7 @@ impl<'c> Resolver<'c> {
             .any(|field| trimmed.starts_with(field))
         {
             let _ = stream.push_sse(response)?;
-            return Ok(stream.finish()?.1);
+            return Ok(stream);
         }
         match serde_json::from_str::<Value>(response) {
             Ok(message) if !is_event(stream.dialect, &message) => {
@@ -118,7 +124,7 @@ impl<'c> Resolver<'c> {
                 }
             }
         }
-        Ok(stream.finish()?.1)
+        Ok(stream)
     }
 
     /// A reader for a streamed response of the report's dialect, event by event.
@@ -173,6 +179,12 @@ impl<'c> ResponseStream<'c> {
             out.events.extend(more.events);
         }
         Ok(out)
+    }
+
+    /// Bytes of contents, entries and quotes prepared for quote checks so far.
+    #[cfg(test)]
+    pub(crate) fn prepared_bytes(&self) -> usize {
+        self.tally.prepared_bytes() + self.checks.prepared_bytes()
     }
 
     /// The stream is over: returns what is left to show and the resolution.

@@ -28,9 +28,17 @@ impl Service {
     /// Starts `serve --listen 127.0.0.1:0` with `args`, and waits for the line that says where
     /// it listens.
     pub(super) fn start(args: &[&str]) -> Service {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_mentor-context"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_mentor-context"));
+        command
             .args(["serve", "--listen", "127.0.0.1:0"])
-            .args(args)
+            .args(args);
+        Service::start_command(command)
+    }
+
+    /// Starts `command`, which runs `serve --listen 127.0.0.1:0` (perhaps through another
+    /// program that executes it), and waits for the line that says where it listens.
+    pub(super) fn start_command(mut command: Command) -> Service {
+        let mut child = command
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
