@@ -1,6 +1,7 @@
 //! What each built-in template writes, as a snapshot: Harmony (gpt-oss), OpenAI's rule for
 //! tools and Mistral's four formats, each with tools (and but for OpenAI's rule, a call and
-//! its result in the history).
+//! its result in the history); and one Hugging Face template, Meta's Llama 3.1 tool template
+//! as committed in `fixtures/templates/`.
 //! A change in what they render or count shows here as a diff, with no downloaded data (the
 //! text against the owners' code: `whole_prompt::reference` and `harmony_reference`).
 
@@ -107,4 +108,36 @@ fn mistral_each_version() {
             fitted(template(version), 4096, &chat)
         );
     }
+}
+
+/// Meta's Llama 3.1 tool template (`fixtures/templates/llama3_1_tools.jinja`), rendered by our
+/// Jinja engine: the tools in the first user message, the call as JSON, its result under
+/// `ipython`. Llama's tokenizer is not committed, so o200k_base counts here: the snapshot pins
+/// the text and the report's shape; the reference test pins the counts with Llama's own.
+#[test]
+fn llama3_1_tools_hugging_face_template() {
+    let source = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/templates/llama3_1_tools.jinja"),
+    )
+    .unwrap();
+    let control = [
+        "<|begin_of_text|>",
+        "<|start_header_id|>",
+        "<|end_header_id|>",
+        "<|eot_id|>",
+        "<|eom_id|>",
+        "<|python_tag|>",
+    ]
+    .map(String::from);
+    let template = ChatTemplate::jinja(
+        &source,
+        Encoding::O200kBase,
+        control,
+        Some("<|begin_of_text|>".into()),
+        Some("<|eot_id|>".into()),
+    )
+    .unwrap();
+    let chat = conversation(1, "Plan 0 costs 12 EUR.", "plan");
+    insta::assert_snapshot!(fitted(template, 4096, &chat));
 }
