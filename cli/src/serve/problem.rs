@@ -2,11 +2,11 @@
 //! stable code, and the same words the command writes in its one line. A chat template's
 //! error is a 422 naming its kind (`templateKind`): the request was read, and the profile's
 //! template failed on it (profiles' templates are compiled at start, so none fails to
-//! compile here).
+//! compile here). The one kind no request causes, `ENGINE_FAILED`, is a 503.
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use mentor_context::ErrorKind;
+use mentor_context::{ErrorKind, TemplateErrorKind};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -27,7 +27,7 @@ pub(crate) struct Problem {
     /// `UNSUPPORTED_MEDIA_TYPE`, `URI_TOO_LONG`, `HEADERS_TOO_LARGE`, `OVERLOADED`, `TIMEOUT`,
     /// `INTERNAL`.
     code: &'static str,
-    /// For a `CHAT_TEMPLATE` problem (422), the template's error kind: `RAISED` (the template
+    /// For a `CHAT_TEMPLATE` problem (422; 503 for `ENGINE_FAILED`), the template's error kind: `RAISED` (the template
     /// raised on the request's conversation), a bound it met (`OUT_OF_FUEL`, `TOO_DEEP`,
     /// `OUTPUT_TOO_LARGE`), `CONTEXT_NOT_WRITTEN`, `UNSUPPORTED`, ... (the library's
     /// `TemplateErrorKind` codes). Absent from every other problem.
@@ -58,7 +58,7 @@ impl Problem {
     }
 
     /// A library error, with its words and code: a 400, or for a chat template's error a 422
-    /// naming its kind.
+    /// naming its kind (a 503 where the engine could not run).
     pub(crate) fn library(err: &mentor_context::Error) -> Problem {
         Problem::of_library(err, err.to_string())
     }
@@ -70,11 +70,20 @@ impl Problem {
 
     fn of_library(err: &mentor_context::Error, detail: String) -> Problem {
         match err.template_error() {
-            // Whatever its kind, never a 5xx: the request is what the template failed on.
-            Some(template) => Problem {
-                template_kind: Some(template.kind().code()),
-                ..Problem::new(StatusCode::UNPROCESSABLE_ENTITY, err.kind().code(), detail)
-            },
+            // The request is what the template failed on: a 422. But `ENGINE_FAILED` is the
+            // server's (no thread to render on, or a fault in the engine), never the
+            // request's: a 503, which a client may retry.
+            Some(template) => {
+                let status = if template.kind() == TemplateErrorKind::EngineFailed {
+                    StatusCode::SERVICE_UNAVAILABLE
+                } else {
+                    StatusCode::UNPROCESSABLE_ENTITY
+                };
+                Problem {
+                    template_kind: Some(template.kind().code()),
+                    ..Problem::new(status, err.kind().code(), detail)
+                }
+            }
             None => Problem::bad_request(err.kind(), detail),
         }
     }

@@ -24,7 +24,7 @@ impl IntoResponses for Refused {
             (414, "The URI is too long"),
             (415, "Not JSON, encoded, or not UTF-8"),
             (431, "The request's head is too large"),
-            (503, "Full, or past the timeout (the work stopped)"),
+            (503, "Full, past the timeout (the work stopped), or the chat template could not be run (`ENGINE_FAILED`)"),
         ]
         .into_iter()
         .map(|(status, description)| {

@@ -1,6 +1,7 @@
 //! A chat template that fails on a request's conversation: a 422 whose `code` is
 //! `CHAT_TEMPLATE` and whose `templateKind` names what happened (it raised, or which bound it
-//! met), never a 5xx; the OpenAPI description lists the 422 and the field.
+//! met), never a 5xx; the OpenAPI description lists the 422 and the field. The one kind no
+//! request causes, `ENGINE_FAILED`, is a 503.
 
 use super::super::TempFile;
 use super::{Service, curl, post};
@@ -71,12 +72,12 @@ fn a_template_failing_on_the_request_is_a_422_naming_its_kind() {
 /// inside the engine would be a bug; its control tokens' automaton overflows only past 2^31
 /// states); a limit on the service's threads can, since each render runs on a thread of its
 /// own. Under `RLIMIT_NPROC` set to the threads the service has once it has answered, the
-/// render is refused its thread: a 422 naming `ENGINE_FAILED`, and the service goes on
-/// serving. Runs under a user id of its own (a limit does not bind root, and the batch tests
+/// render is refused its thread: a 503 naming `ENGINE_FAILED` (the server's fault, not the
+/// request's: worth a retry), and the service goes on serving. Runs under a user id of its own (a limit does not bind root, and the batch tests
 /// run as `nobody`), so only as root.
 #[test]
 #[cfg(target_os = "linux")]
-fn a_render_refused_its_thread_is_a_422_naming_engine_failed() {
+fn a_render_refused_its_thread_is_a_503_naming_engine_failed() {
     use std::os::unix::fs::PermissionsExt;
     let status = std::fs::read_to_string("/proc/self/status").expect("/proc is mounted");
     if !status
@@ -150,7 +151,7 @@ fn a_render_refused_its_thread_is_a_422_naming_engine_failed() {
     let limited = serve(Some(&threads));
     let url = limited.url("/v1/chat/prompt");
     for _ in 0..2 {
-        let problem = post(&url, &body).problem(422, "CHAT_TEMPLATE");
+        let problem = post(&url, &body).problem(503, "CHAT_TEMPLATE");
         assert_eq!(problem["templateKind"], "ENGINE_FAILED", "{problem}");
         let detail = problem["detail"].as_str().unwrap();
         assert!(
