@@ -89,3 +89,37 @@ fn the_history_s_numbers_are_the_rule_s() {
         "{trimmed} trimmed, {over_room} over the room, {widened} widened"
     );
 }
+
+/// A question that takes most of the window leaves the history less than the rule's room:
+/// turns the rule kept are dropped to fit, and the report says so; with a short question the
+/// same history is the rule's alone.
+#[test]
+fn turns_dropped_to_fit_are_reported_as_such() {
+    use mentor_context::prompt::Message;
+    let mut chat = vec![Message::system("Answer from the documents.")];
+    for turn in 0..6 {
+        chat.push(Message::user(&format!(
+            "What does plan {turn} cost per month?"
+        )));
+        chat.push(Message::assistant(&format!(
+            "Plan {turn} costs {turn}2 EUR a month, billed yearly."
+        )));
+    }
+    let fitted = |question: String| {
+        let mut chat = chat.clone();
+        chat.push(Message::user(&question));
+        PromptBuilder::new(ChatTemplate::harmony(), 700)
+            .reserve(100)
+            .date(date())
+            .build()
+            .unwrap()
+            .assemble(&chat, &[])
+            .unwrap()
+    };
+    let short = fitted("And plan B?".into()).history;
+    assert!(!short.dropped_to_fit, "{short:?}");
+    assert_eq!(short.kept_turns, short.turns, "{short:?}");
+    let long = fitted("word ".repeat(420)).history;
+    assert!(long.dropped_to_fit, "{long:?}");
+    assert!(long.kept_turns < long.turns, "{long:?}");
+}
