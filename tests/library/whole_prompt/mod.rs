@@ -4,6 +4,7 @@ mod context_options;
 mod conversations;
 mod cost;
 mod deadline;
+mod documents;
 mod generated;
 mod harmony;
 mod harmony_reference;
