@@ -4,24 +4,18 @@
 //!
 //! A message's share is the stretch from the end of the previous message's content to the end
 //! of its own: its own framing before its content (a role header), its content, and the
-//! closing framing of the message before it. A message without text (an assistant's tool
-//! call) ends where its calls' names and arguments do, when the template writes them before
-//! the next content as given (or as compact JSON); otherwise its share is empty and its
-//! tokens are the next message's. Contents are found in order in the prompt text
+//! closing framing of the message before it. Contents are found in order in the prompt text
 //! (as the template wrote them, stripped, since templates often `trim` them, or as a JSON
 //! string, since Meta's Llama 3.1 template writes a tool result with `tojson`). Where a
 //! content is not found, the template rewrote it, and the caller estimates each message's
 //! share instead.
-
-use std::ops::Range;
 
 use super::count::Counting;
 use super::history;
 use super::template::Rendered;
 use crate::error::Error;
 
-/// Each message's tokens in `rendered`, given each message's string content and its tool
-/// calls' names and arguments (`calls`, empty for a message that calls none); `None` where a
+/// Each message's tokens in `rendered`, given each message's string content; `None` where a
 /// content is not in the text as written or stripped.
 ///
 /// # Errors
@@ -30,7 +24,6 @@ use crate::error::Error;
 pub(crate) fn message_costs(
     rendered: &Rendered,
     contents: &[Option<&str>],
-    calls: &[Vec<String>],
     counting: &mut Counting<'_>,
 ) -> Result<Option<Vec<usize>>, Error> {
     if let Some(per_message) = &rendered.per_message {
@@ -52,30 +45,44 @@ pub(crate) fn message_costs(
     let Some(text) = rendered.text.as_deref() else {
         return Ok(None);
     };
-    // The end of each message's share: where its content ends; for a message without text,
-    // where its tool calls' names and arguments end (before the next content), so that a
-    // call is charged to its own message, not to its result.
+    // The end of each message's content: the boundaries of the shares.
     let mut ends = Vec::with_capacity(contents.len());
     let mut cursor = 0;
-    // The first of the messages without text since the last content found.
-    let mut waiting = 0;
     for content in contents {
-        match *content {
-            None | Some("") => ends.push(cursor),
+        let end = match *content {
+            None | Some("") => cursor,
             Some(content) => {
-                let Some((start, end)) = find_content(text, cursor, content) else {
-                    return Ok(None);
-                };
-                let marks = calls.get(waiting..).unwrap_or_default();
-                calls_end(text, cursor..start, &mut ends[waiting..], marks);
-                ends.push(end);
-                cursor = end;
-                waiting = ends.len();
+                let stripped = content.trim_matches(|c: char| {
+                    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+                });
+                let found = text[cursor..]
+                    .find(content)
+                    .map(|at| cursor + at + content.len())
+                    .or_else(|| {
+                        (!stripped.is_empty())
+                            .then(|| {
+                                text[cursor..]
+                                    .find(stripped)
+                                    .map(|at| cursor + at + stripped.len())
+                            })
+                            .flatten()
+                    })
+                    .or_else(|| {
+                        // `json.dumps` without `ensure_ascii` escapes what serde_json does.
+                        let quoted = serde_json::to_string(content).ok()?;
+                        text[cursor..]
+                            .find(&quoted)
+                            .map(|at| cursor + at + quoted.len())
+                    });
+                match found {
+                    Some(end) => end,
+                    None => return Ok(None),
+                }
             }
-        }
+        };
+        ends.push(end);
+        cursor = end;
     }
-    let marks = calls.get(waiting..).unwrap_or_default();
-    calls_end(text, cursor..text.len(), &mut ends[waiting..], marks);
     if let Some(last) = ends.last_mut() {
         *last = text.len();
     }
@@ -130,11 +137,10 @@ pub(crate) fn message_costs(
 pub(crate) fn message_costs_passing_by(
     rendered: &Rendered,
     contents: &mut [Option<&str>],
-    calls: &[Vec<String>],
     roles: &[&str],
     counting: &mut Counting<'_>,
 ) -> Result<Option<Vec<usize>>, Error> {
-    let mut costs = message_costs(rendered, contents, calls, counting)?;
+    let mut costs = message_costs(rendered, contents, counting)?;
     for passed_by in [history::is_tool_result, history::is_instruction] {
         if costs.is_some() {
             break;
@@ -144,52 +150,9 @@ pub(crate) fn message_costs_passing_by(
                 *content = None;
             }
         }
-        costs = message_costs(rendered, contents, calls, counting)?;
+        costs = message_costs(rendered, contents, counting)?;
     }
     Ok(costs)
-}
-
-/// Where `content` is in `text` from `cursor` on, as written, stripped (templates often
-/// `trim` contents), or as a JSON string (`tojson`): its start and end.
-fn find_content(text: &str, cursor: usize, content: &str) -> Option<(usize, usize)> {
-    let stripped =
-        content.trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c));
-    let at = |needle: &str| {
-        text[cursor..]
-            .find(needle)
-            .map(|at| (cursor + at, cursor + at + needle.len()))
-    };
-    at(content)
-        .or_else(|| (!stripped.is_empty()).then(|| at(stripped)).flatten())
-        .or_else(|| {
-            // `json.dumps` without `ensure_ascii` escapes what serde_json does.
-            at(&serde_json::to_string(content).ok()?)
-        })
-}
-
-/// The ends of the shares of messages without text (`ends`, each starting at `stretch`'s
-/// start) that lie in `stretch`: each past its calls' marks (`marks`: each call's name, then
-/// its arguments) found there in turn; a message without calls ends where the one before it
-/// did, so the ends stay in order and within the stretch. A kind of mark not found once is
-/// not looked for again in the stretch (a template writes every call alike), so each
-/// stretch is read a bounded number of times: the search stays linear.
-fn calls_end(text: &str, stretch: Range<usize>, ends: &mut [usize], marks: &[Vec<String>]) {
-    let mut from = stretch.start;
-    // Names (even marks) and arguments (odd marks): whether that kind is still looked for.
-    let mut looked_for = [true, true];
-    for (index, end) in ends.iter_mut().enumerate() {
-        let own = marks.get(index).map(Vec::as_slice).unwrap_or_default();
-        for (at, mark) in own.iter().enumerate() {
-            if mark.is_empty() || !looked_for[at % 2] {
-                continue;
-            }
-            match text[from..stretch.end].find(mark.as_str()) {
-                Some(found) => from += found + mark.len(),
-                None => looked_for[at % 2] = false,
-            }
-        }
-        *end = from;
-    }
 }
 
 #[cfg(test)]
@@ -211,79 +174,7 @@ mod tests {
     }
 
     fn costs(rendered: &Rendered, contents: &[Option<&str>]) -> Option<Vec<usize>> {
-        with_calls(rendered, contents, &[])
-    }
-
-    fn with_calls(
-        rendered: &Rendered,
-        contents: &[Option<&str>],
-        calls: &[Vec<String>],
-    ) -> Option<Vec<usize>> {
-        message_costs(rendered, contents, calls, &mut Counting::new(&Bytes, None)).unwrap()
-    }
-
-    /// A text of spans only (no control token), one token per byte.
-    fn spans(text: &str) -> Rendered {
-        Rendered {
-            text: Some(text.to_string()),
-            pieces: vec![Piece::Span(0..text.len())],
-            fixed_tokens: 0,
-            controls: Vec::new(),
-            per_message: None,
-        }
-    }
-
-    /// A message without text that calls a tool owns the stretch up to the end of its call's
-    /// name and arguments, not its result: one meaning of a share, whether the message has
-    /// text or calls. Where its marks are not written, its share stays empty (the next
-    /// message's), as a message without text or calls.
-    #[test]
-    fn a_call_without_text_owns_the_stretch_up_to_its_arguments() {
-        let text = "u:hi|a:f({\"x\":1})|t:42|q";
-        let contents = [Some("hi"), Some(""), Some("42"), Some("q")];
-        let call = |name: &str, arguments: &str| vec![name.to_string(), arguments.to_string()];
-        let calls = [vec![], call("f", r#"{"x":1}"#), vec![], vec![]];
-        // `u:hi` | `|a:f({"x":1}` | `)|t:42` | `|q`.
-        assert_eq!(
-            with_calls(&spans(text), &contents, &calls),
-            Some(vec![4, 12, 6, 2])
-        );
-        // Without the marks, the call's framing and arguments are its result's.
-        assert_eq!(costs(&spans(text), &contents), Some(vec![4, 0, 18, 2]));
-        // Arguments written another way: the call ends after its name.
-        let calls = [vec![], call("f", r#"{"x": 1}"#), vec![], vec![]];
-        assert_eq!(
-            with_calls(&spans(text), &contents, &calls),
-            Some(vec![4, 4, 14, 2])
-        );
-        // A name that only the result holds is not the call's: the search ends at the result.
-        let calls = [vec![], call("42", ""), vec![], vec![]];
-        assert_eq!(
-            with_calls(&spans(text), &contents, &calls),
-            Some(vec![4, 0, 18, 2])
-        );
-    }
-
-    /// Once a name is not found in a stretch, no later call's name is looked for there (a
-    /// template writes every call alike): each stretch is searched a bounded number of times,
-    /// so many calls whose names a template leaves out cost a linear search, not a quadratic
-    /// one. Those calls' shares stay empty, as a message's without text or calls does.
-    #[test]
-    fn a_mark_not_found_is_not_looked_for_again_in_its_stretch() {
-        let text = "u:hi|a:g|b:f|t:42|q";
-        let contents = [Some("hi"), None, None, Some("42"), Some("q")];
-        let name = |name: &str| vec![name.to_string(), String::new()];
-        let calls = [vec![], name("x"), name("f"), vec![], vec![]];
-        assert_eq!(
-            with_calls(&spans(text), &contents, &calls),
-            Some(vec![4, 0, 0, 13, 2])
-        );
-        // Found names are each looked for from where the last ended.
-        let calls = [vec![], name("g"), name("f"), vec![], vec![]];
-        assert_eq!(
-            with_calls(&spans(text), &contents, &calls),
-            Some(vec![4, 4, 4, 5, 2])
-        );
+        message_costs(rendered, contents, &mut Counting::new(&Bytes, None)).unwrap()
     }
 
     /// A prompt of three control tokens (`<c>`, one token each) and four messages: the first

@@ -121,15 +121,14 @@ pub struct DroppedMessage {
     pub role: String,
     /// Its share of the prompt had it been kept, one meaning for every message and every
     /// template: the tokens the whole conversation's render (without the context and the
-    /// tools) holds from the end of the message before it to the end of its own content, or,
-    /// for a message without text, of its tool calls' names and arguments. So it holds its own
-    /// framing, content and calls, and the closing framing of the message before it; the
-    /// shares of a turn's messages add up to what the turn costs
-    /// ([`HistoryFit::next_older_tokens`] for the newest turn dropped). A message the template
-    /// writes where it cannot be found (Mistral's v3 writes a tool result inside JSON) has
-    /// no share of its own: its tokens are the next message's. Where the template rewrites
-    /// contents so that none can be found, each share is estimated: the message's own count
-    /// and an even share of the framing.
+    /// tools) holds from the end of the message before it to the end of its own content. So
+    /// it holds its own framing and content and the closing framing of the message before it,
+    /// and the shares of a turn's messages add up to what the turn costs
+    /// ([`HistoryFit::next_older_tokens`] for the newest turn dropped). A message whose text
+    /// is not in the render (an assistant's tool call without text; Mistral's v3 writes a tool
+    /// result inside JSON) has no stretch of its own: 0, its tokens in the next message's
+    /// share. Where the template rewrites contents so that none can be found, each share is
+    /// estimated: the message's own count and an even share of the framing.
     pub tokens: usize,
 }
 

@@ -3,10 +3,11 @@
 //! part (everything that is not a turn) and the question's and instructions' own counts.
 //!
 //! A message's cost has one meaning on every path: its share of the whole conversation's
-//! count, and a turn costs the sum of its messages' shares (what
-//! [`DroppedMessage::tokens`](crate::prompt::DroppedMessage::tokens) reports). The share is
-//! measured in the rendered text where the contents can be found (`message_costs.rs`), and
-//! estimated where the template rewrote them.
+//! count, so that a turn costs the sum of its messages and the shares of all messages add up
+//! to the count (what [`DroppedMessage::tokens`](crate::prompt::DroppedMessage::tokens)
+//! reports). The share is measured in the rendered text where the contents can be found
+//! (`message_costs.rs`), and estimated where the template
+//! rewrote them.
 
 use minijinja::value::Value;
 
@@ -75,13 +76,7 @@ pub(super) fn measure(
         })
         .collect();
     let roles: Vec<&str> = chat.messages.iter().map(Message::role).collect();
-    let calls: Vec<Vec<String>> = chat
-        .messages
-        .iter()
-        .map(|m| call_marks(m.value()))
-        .collect();
-    let shares = message_costs_passing_by(&rendered, &mut searched, &calls, &roles, counting)?;
-    let messages = match shares {
+    let messages = match message_costs_passing_by(&rendered, &mut searched, &roles, counting)? {
         Some(costs) => costs,
         None => estimated(chat, shared, counting)?,
     };
@@ -137,28 +132,22 @@ fn estimated(
 
 /// The names and arguments of a message's tool calls, one after another; empty without calls.
 fn calls_core(message: &Value) -> String {
-    call_marks(message).concat()
-}
-
-/// Each tool call's name, then its arguments (as given where they are text, as JSON
-/// otherwise), in order; empty without calls.
-fn call_marks(message: &Value) -> Vec<String> {
-    let mut marks = Vec::new();
+    let mut core = String::new();
     let Ok(calls) = message.get_attr("tool_calls") else {
-        return marks;
+        return core;
     };
     for call in calls.try_iter().into_iter().flatten() {
         let function = call.get_attr("function").unwrap_or_default();
         for field in ["name", "arguments"] {
             let value = function.get_attr(field).unwrap_or_default();
-            marks.push(match value.as_str() {
-                Some(text) => text.to_string(),
+            match value.as_str() {
+                Some(text) => core.push_str(text),
                 None if !value.is_undefined() && !value.is_none() => {
-                    serde_json::to_string(&value).unwrap_or_default()
+                    core.push_str(&serde_json::to_string(&value).unwrap_or_default());
                 }
-                None => String::new(),
-            });
+                None => {}
+            }
         }
     }
-    marks
+    core
 }
