@@ -69,8 +69,9 @@ impl PromptBuilder {
 
     /// The context's options (format, header, limits, ...), set on the builder `options` is
     /// given, whose budget and tokenizer are not the caller's to choose: the fitting decides
-    /// the budget, and the template's tokenizer counts. Each call sets options over the last
-    /// call's. Default: the assembler's defaults.
+    /// the budget, and the template's tokenizer counts (a budget, window or tokenizer set
+    /// inside `options` is replaced at build). Each call sets options over the last call's.
+    /// Default: the assembler's defaults.
     ///
     /// ```
     /// use mentor_context::prompt::{ChatTemplate, PromptBuilder};
