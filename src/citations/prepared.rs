@@ -25,9 +25,11 @@ use crate::offsets::IndexedText;
 /// character into a space, so no text holds it.
 const MARK: char = '\0';
 
-/// A text normalized ([`normalize_into`]), with [`MARK`] at each word boundary.
+/// A text normalized ([`normalize_into`]), with [`MARK`] at each word boundary. Private to
+/// this file, so that every text the crate prepares goes through [`QuoteChecks::prepare`],
+/// whose count the counting tests bound.
 #[derive(Debug, Clone)]
-pub(crate) struct Prepared {
+struct Prepared {
     marked: String,
     /// Each mark, in order: its byte offset in `marked`, and the byte offset in the original
     /// text of the boundary it stands for.
@@ -38,7 +40,7 @@ pub(crate) struct Prepared {
 }
 
 impl Prepared {
-    pub(crate) fn new(text: &str) -> Prepared {
+    fn new(text: &str) -> Prepared {
         let mut normalized = String::with_capacity(text.len());
         let mut moves = Vec::new();
         normalize_into(text, &mut normalized, &mut moves);
