@@ -146,3 +146,70 @@ fn renders_stay_few_however_long_the_conversation() {
         }
     }
 }
+
+/// A template whose text grows with the question's length (here 500 tokens more once the
+/// question with its context passes 100 characters) makes every shrink of the context's budget
+/// leave the prompt over by the same amount while the context itself, one short result, does
+/// not shrink. The fitting gives the context a few tries, then drops it whole: a bounded
+/// number of renders, over every window in the range, not one per step of the budget.
+#[test]
+fn a_context_that_does_not_shrink_is_dropped_after_a_few_renders() {
+    let growing = chatml(
+        "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}\
+         {% if messages[-1].content | length > 100 %}{{ 'pad ' * 500 }}{% endif %}\
+         <|im_start|>assistant\n",
+    );
+    let results = [MentorRagResult::from_content(
+        "Plan B costs 12 EUR a month, billed yearly; plan A is free for a team of three, and \
+         plan C is priced on request for teams of more than fifty people.",
+        0.9,
+    )];
+    let chat = [Message::user("What does plan B cost?")];
+    let (mut most, mut dropped) = (0, 0);
+    for window in (300..1400).step_by(10) {
+        let prompts = PromptBuilder::new(growing.clone(), window)
+            .reserve(100)
+            .build()
+            .unwrap();
+        let (prompt, stats) = prompt_with_stats(&prompts, &chat, &results);
+        let prompt = prompt.unwrap();
+        assert!(prompt.token_count + 100 <= window, "window {window}");
+        most = most.max(stats.renders);
+        if prompt.context.citations.is_empty() {
+            dropped += 1;
+        }
+    }
+    // One render of the conversation, the first try, eight more, the empty context, and the
+    // tools' render where there are tools (none here).
+    assert!(most <= 12, "{most} renders at most");
+    assert!(
+        most >= 8 && dropped > 0,
+        "the case shrinks: {most} renders, {dropped} dropped"
+    );
+}
+
+/// With no room left for the context, a prompt still over the window drops turns at once: no
+/// render is spent on a context budget that is already zero. Here a question that takes most
+/// of the window leaves the rule's history over it.
+#[test]
+fn a_prompt_over_with_no_context_room_drops_turns_without_retrying_the_context() {
+    let mut chat = Vec::new();
+    for turn in 0..6 {
+        chat.push(Message::user(&format!(
+            "What does plan {turn} cost per month?"
+        )));
+        chat.push(Message::assistant(&format!(
+            "Plan {turn} costs {turn}2 EUR a month, billed yearly."
+        )));
+    }
+    chat.push(Message::user(&"word ".repeat(420)));
+    let prompts = PromptBuilder::new(chatml(CHATML), 700)
+        .reserve(100)
+        .build()
+        .unwrap();
+    let (prompt, stats) = prompt_with_stats(&prompts, &chat, &[]);
+    let prompt = prompt.unwrap();
+    assert!(prompt.history.dropped_to_fit, "{:?}", prompt.history);
+    // The conversation's render, the first try, the try after the drop, the history widened.
+    assert!(stats.renders <= 5, "{} renders", stats.renders);
+}
