@@ -210,6 +210,17 @@ fn a_prompt_over_with_no_context_room_drops_turns_without_retrying_the_context()
     let (prompt, stats) = prompt_with_stats(&prompts, &chat, &[]);
     let prompt = prompt.unwrap();
     assert!(prompt.history.dropped_to_fit, "{:?}", prompt.history);
+    // Enough turns went, and no more: the next older one would not have fitted.
+    let next = prompt
+        .history
+        .next_older_tokens
+        .expect("a turn was dropped");
+    assert!(prompt.history.kept_turns > 0, "{:?}", prompt.history);
+    assert!(
+        prompt.token_count + next > 700 - 100,
+        "{:?}",
+        prompt.history
+    );
     // The conversation's render, the first try, the try after the drop, the history widened.
     assert!(stats.renders <= 5, "{} renders", stats.renders);
 }
