@@ -224,3 +224,31 @@ fn a_prompt_over_with_no_context_room_drops_turns_without_retrying_the_context()
     // The conversation's render, the first try, the try after the drop, the history widened.
     assert!(stats.renders <= 5, "{} renders", stats.renders);
 }
+
+/// A question over the window with a history before it: every turn goes, then one clear
+/// error, with no turn looked up past the last.
+#[test]
+fn a_question_over_the_window_drops_every_turn_then_is_one_error() {
+    let mut chat = Vec::new();
+    for turn in 0..3 {
+        chat.push(Message::user(&format!("What does plan {turn} cost?")));
+        chat.push(Message::assistant("12 EUR a month."));
+    }
+    chat.push(Message::user(&"word ".repeat(900)));
+    let prompts = PromptBuilder::new(chatml(CHATML), 700)
+        .reserve(100)
+        .build()
+        .unwrap();
+    let (prompt, _) = prompt_with_stats(&prompts, &chat, &[]);
+    assert!(
+        matches!(
+            prompt,
+            Err(mentor_context::Error::PromptTooLarge {
+                window: 700,
+                reserve: 100,
+                ..
+            })
+        ),
+        "{prompt:?}"
+    );
+}
