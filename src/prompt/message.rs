@@ -81,14 +81,7 @@ impl Message {
     /// assembler neutralizes a message or places the context in it without reading the role
     /// back.
     pub(crate) fn with_value(&self, value: Value) -> Message {
-        Message {
-            content: value
-                .get_attr("content")
-                .ok()
-                .filter(|content| content.kind() == ValueKind::String),
-            value,
-            role: self.role.clone(),
-        }
+        Message::of_role(&self.role, value)
     }
 
     /// A message of `role` whose fields are the map `value` (which names that role).
